@@ -1,0 +1,138 @@
+#include "archiver/mmv_source.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "format/errors.h"
+#include "format/mmv_format.h"
+
+namespace mmvlog::archiver {
+
+using format::MmvFile;
+using format::MmvHeader;
+using format::WithContext;
+
+absl::Status MmvSource::Reopen() {
+  file_.reset();
+  fd_.reset();
+  absl::StatusOr<FileDescriptor> fd = OpenForRead(path_);
+  if (!fd.ok()) return fd.status();
+  absl::StatusOr<struct stat> st = StatFd(fd->get(), path_);
+  if (!st.ok()) return st.status();
+  if (!S_ISREG(st->st_mode)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(path_, ": not a regular file"));
+  }
+  fd_ = std::move(*fd);
+  dev_ = st->st_dev;
+  ino_ = st->st_ino;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<MmvHeader> MmvSource::ReadHeader() {
+  uint8_t buf[format::kMmvHeaderSize];
+  absl::StatusOr<size_t> n = ReadAt(fd_.get(), 0, buf, path_);
+  if (!n.ok()) return n.status();
+  return format::ParseMmvHeader(std::span<const uint8_t>(buf, *n));
+}
+
+absl::Status MmvSource::LoadAll() {
+  absl::Status last;
+  for (int attempt = 0; attempt < options_.max_attempts; ++attempt) {
+    absl::StatusOr<MmvHeader> before = ReadHeader();
+    if (!before.ok()) {
+      if (!absl::IsUnavailable(before.status())) return before.status();
+      last = before.status();
+      continue;
+    }
+    absl::StatusOr<struct stat> st = StatFd(fd_.get(), path_);
+    if (!st.ok()) return st.status();
+    image_.resize(static_cast<size_t>(st->st_size));
+    absl::StatusOr<size_t> n = ReadAt(fd_.get(), 0, image_, path_);
+    if (!n.ok()) return n.status();
+    if (*n != image_.size()) {
+      last = absl::UnavailableError(
+          absl::StrCat("file shrank from ", image_.size(), " to ", *n,
+                       " bytes while being read"));
+      continue;
+    }
+    absl::StatusOr<MmvHeader> after = ReadHeader();
+    if (!after.ok() || after->generation1 != before->generation1) {
+      last = absl::UnavailableError("generation changed while being read");
+      continue;
+    }
+    absl::StatusOr<MmvFile> parsed = format::ParseMmv(image_);
+    if (!parsed.ok()) return parsed.status();
+    file_ = std::make_shared<const MmvFile>(std::move(*parsed));
+    // The values section, plus each string value's slot.
+    hot_ranges_.clear();
+    hot_ranges_.push_back({file_->values_offset, file_->values_size});
+    for (const format::MmvValueEntry& v : file_->values) {
+      if (file_->metrics[v.metric_index].type != format::MmvType::kString) {
+        continue;
+      }
+      absl::StatusOr<format::MmvValue> value =
+          format::ReadMmvValue(image_, *file_, v);
+      if (!value.ok()) return value.status();
+      const auto extra = static_cast<uint64_t>(value->extra);
+      hot_ranges_.push_back({extra, format::kMmvStringSlotSize});
+    }
+    std::sort(hot_ranges_.begin(), hot_ranges_.end());
+    std::vector<std::pair<uint64_t, uint64_t>> merged;
+    for (const auto& r : hot_ranges_) {
+      if (!merged.empty() &&
+          merged.back().first + merged.back().second >= r.first) {
+        uint64_t end = std::max(merged.back().first + merged.back().second,
+                                r.first + r.second);
+        merged.back().second = end - merged.back().first;
+      } else {
+        merged.push_back(r);
+      }
+    }
+    hot_ranges_ = std::move(merged);
+    return absl::OkStatus();
+  }
+  return absl::UnavailableError(absl::StrCat(
+      "no consistent copy after ", options_.max_attempts,
+      " attempts: ", last.message()));
+}
+
+absl::Status MmvSource::RefreshValues(bool* consistent) {
+  *consistent = false;
+  absl::StatusOr<MmvHeader> before = ReadHeader();
+  if (!before.ok() || before->generation1 != file_->header.generation1) {
+    return absl::OkStatus();  // new or unsettled generation: full reload
+  }
+  for (const auto& [offset, size] : hot_ranges_) {
+    absl::StatusOr<size_t> n = ReadAt(
+        fd_.get(), offset, std::span<uint8_t>(image_.data() + offset, size),
+        path_);
+    if (!n.ok()) return n.status();
+    if (*n != size) return absl::OkStatus();  // shrank: full reload
+  }
+  absl::StatusOr<MmvHeader> after = ReadHeader();
+  *consistent = after.ok() && after->generation1 == before->generation1;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<MmvSnapshot> MmvSource::Snapshot() {
+  absl::StatusOr<struct stat> st = StatPath(path_);
+  if (!st.ok()) {
+    file_.reset();
+    fd_.reset();
+    return st.status();
+  }
+  if (!fd_.valid() || st->st_dev != dev_ || st->st_ino != ino_) {
+    if (absl::Status s = Reopen(); !s.ok()) return s;
+  }
+  if (file_ != nullptr && static_cast<uint64_t>(st->st_size) == image_.size()) {
+    bool consistent = false;
+    if (absl::Status s = RefreshValues(&consistent); !s.ok()) return s;
+    if (consistent) return MmvSnapshot{file_, image_, false};
+  }
+  file_.reset();
+  if (absl::Status s = LoadAll(); !s.ok()) return WithContext(s, path_);
+  return MmvSnapshot{file_, image_, true};
+}
+
+}  // namespace mmvlog::archiver

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Installs every Debian package mmvlog's build, tests and benchmarks need.
+# Idempotent: does nothing when everything is already there.
+# Usage: bash bazel/setup.sh [--no-pcp]   (--no-pcp: build and demo only)
+set -euo pipefail
+
+BUILD_PKGS=(bazel-bootstrap g++ libabsl-dev libzstd-dev zstd libgtest-dev googletest libbenchmark-dev)
+PCP_LIBS=(libpcp3-dev libpcp-mmv1-dev libpcp-import1-dev python3-pcp xz-utils)
+PCP_PKGS=(pcp)
+
+want_pcp=1
+[[ "${1:-}" == "--no-pcp" ]] && want_pcp=0
+
+missing() {
+  local p out=()
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || out+=("$p")
+  done
+  echo "${out[@]:-}"
+}
+
+SUDO=""
+[[ $(id -u) -ne 0 ]] && SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+updated=0
+apt_install() {
+  if [[ $updated -eq 0 ]]; then $SUDO apt-get update -qq; updated=1; fi
+  $SUDO apt-get install -y -qq --no-install-recommends "$@"
+}
+
+need=$(missing "${BUILD_PKGS[@]}")
+if [[ $want_pcp -eq 1 ]]; then need="$need $(missing "${PCP_LIBS[@]}")"; fi
+need=$(echo $need)
+[[ -n "$need" ]] && apt_install $need
+
+if [[ $want_pcp -eq 1 && -n "$(missing "${PCP_PKGS[@]}")" ]]; then
+  # pcp's maintainer scripts call systemctl, which fails where systemd is not
+  # PID 1 (shared/notes/MACHINE.md): stub it out for the install only.
+  $SUDO sh -c 'printf "#!/bin/sh\nexit 101\n" > /usr/sbin/policy-rc.d; chmod +x /usr/sbin/policy-rc.d'
+  $SUDO dpkg-divert --local --rename --add /usr/bin/systemctl >/dev/null
+  $SUDO ln -sf /bin/true /usr/bin/systemctl
+  restore() {
+    $SUDO rm -f /usr/bin/systemctl
+    $SUDO dpkg-divert --local --rename --remove /usr/bin/systemctl >/dev/null
+    $SUDO rm -f /usr/sbin/policy-rc.d
+  }
+  trap restore EXIT
+  apt_install "${PCP_PKGS[@]}" || true
+  $SUDO dpkg --configure -a
+  restore
+  trap - EXIT
+  [[ -z "$(missing "${PCP_PKGS[@]}")" ]] || { echo "setup: pcp failed to install" >&2; exit 1; }
+fi
+echo "setup: all packages present"

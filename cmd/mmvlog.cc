@@ -1,0 +1,84 @@
+// mmvlog: records PCP MMV metrics into PCP archives, with no PCP daemon.
+// main() picks the subcommand, parses only that subcommand's flags' usage,
+// and calls its entry point.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "cmd/subcommand.h"
+
+namespace mmvlog::cmd {
+namespace {
+
+const Subcommand kSubcommands[] = {
+    {"inspect", "inspect [--json] FILE",
+     "print an MMV file: header, indoms, metrics, help, labels, values",
+     RunInspect},
+};
+
+void PrintOverview(FILE* out) {
+  std::fprintf(out,
+               "mmvlog: record PCP MMV metrics into PCP archives, no pmcd "
+               "needed\n\nusage: mmvlog COMMAND [FLAGS] [ARGS]\n\n"
+               "commands:\n");
+  for (const Subcommand& s : kSubcommands) {
+    std::fprintf(out, "  %-10s %s\n", s.name, s.summary);
+  }
+  std::fprintf(out,
+               "\n'mmvlog COMMAND --help' lists a command's flags with "
+               "their defaults.\n");
+}
+
+}  // namespace
+}  // namespace mmvlog::cmd
+
+int main(int argc, char** argv) {
+  using mmvlog::cmd::kSubcommands;
+  if (argc < 2 || absl::string_view(argv[1]) == "--help" ||
+      absl::string_view(argv[1]) == "-h" ||
+      absl::string_view(argv[1]) == "help") {
+    if (argc >= 3 && absl::string_view(argv[1]) == "help") {
+      // "mmvlog help inspect" == "mmvlog inspect --help"
+      std::vector<char*> args = {argv[0], argv[2], const_cast<char*>("--help")};
+      return main(3, args.data());
+    }
+    mmvlog::cmd::PrintOverview(argc < 2 ? stderr : stdout);
+    return argc < 2 ? mmvlog::cmd::kExitUsage : mmvlog::cmd::kExitOk;
+  }
+  const std::string name = argv[1];
+  const mmvlog::cmd::Subcommand* sub = nullptr;
+  for (const auto& s : kSubcommands) {
+    if (name == s.name) sub = &s;
+  }
+  if (sub == nullptr) {
+    std::fprintf(stderr,
+                 "mmvlog: unknown command '%s'; run 'mmvlog --help' for the "
+                 "list\n",
+                 name.c_str());
+    return mmvlog::cmd::kExitUsage;
+  }
+  // --help shows only this subcommand's flags (those defined in its file).
+  const std::string file = absl::StrCat("cmd/", sub->name, ".cc");
+  absl::FlagsUsageConfig config;
+  config.contains_help_flags = [file](absl::string_view f) {
+    return absl::EndsWith(f, file);
+  };
+  config.contains_helpshort_flags = config.contains_help_flags;
+  config.normalize_filename = [](absl::string_view f) { return std::string(f); };
+  absl::SetFlagsUsageConfig(config);
+  absl::SetProgramUsageMessage(absl::StrCat(
+      "mmvlog ", sub->usage, "\n\n", sub->summary, "\n\nflags (default in parentheses):"));
+
+  std::vector<char*> sub_argv;
+  sub_argv.push_back(argv[0]);
+  for (int i = 2; i < argc; ++i) sub_argv.push_back(argv[i]);
+  std::vector<char*> rest = absl::ParseCommandLine(
+      static_cast<int>(sub_argv.size()), sub_argv.data());
+  std::vector<std::string> args(rest.begin() + 1, rest.end());
+  return sub->run(args);
+}
