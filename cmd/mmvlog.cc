@@ -19,6 +19,9 @@ const Subcommand kSubcommands[] = {
     {"inspect", "inspect [--json] FILE",
      "print an MMV file: header, indoms, metrics, help, labels, values",
      RunInspect},
+    {"demo", "demo [--dir DIR] [--steps N]",
+     "run a built-in simulated MMV application and show what mmvlog reads",
+     RunDemo},
 };
 
 void PrintOverview(FILE* out) {

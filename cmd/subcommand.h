@@ -24,6 +24,7 @@ struct Subcommand {
 
 // Entry points, one per file.
 int RunInspect(const std::vector<std::string>& args);
+int RunDemo(const std::vector<std::string>& args);
 
 }  // namespace mmvlog::cmd
 

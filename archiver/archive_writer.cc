@@ -1,0 +1,316 @@
+#include "archiver/archive_writer.h"
+
+#include <algorithm>
+#include <limits>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "format/archive_format.h"
+
+namespace mmvlog::archiver {
+
+using format::Desc;
+using format::InDom;
+using format::InDomInstance;
+using format::Timestamp;
+
+ArchiveWriter::ArchiveWriter(std::string base, const ArchiveOptions& options,
+                             Timestamp start)
+    : base_(std::move(base)), options_(options), start_(start) {}
+
+ArchiveWriter::~ArchiveWriter() {
+  if (!closed_) (void)Close();
+}
+
+absl::StatusOr<std::unique_ptr<ArchiveWriter>> ArchiveWriter::Create(
+    std::string base, const ArchiveOptions& options, Timestamp start) {
+  if (options.version != format::kLogVersion2 &&
+      options.version != format::kLogVersion3) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("archive version ", options.version, " (know 2 and 3)"));
+  }
+  std::unique_ptr<ArchiveWriter> w(new ArchiveWriter(std::move(base), options, start));
+  if (absl::Status s = w->Open(); !s.ok()) {
+    w->closed_ = true;
+    return s;
+  }
+  return w;
+}
+
+absl::Status ArchiveWriter::Fail(absl::Status s) {
+  if (status_.ok()) status_ = s;
+  return s;
+}
+
+absl::Status ArchiveWriter::Open() {
+  auto label = [&](int32_t vol) {
+    format::LogLabel l;
+    l.version = options_.version;
+    l.pid = options_.pid;
+    l.start = start_;
+    l.volume = vol;
+    l.hostname = options_.hostname;
+    l.timezone = options_.timezone;
+    l.zoneinfo = options_.zoneinfo;
+    return l;
+  };
+  scratch_.clear();
+  if (absl::Status s = format::EncodeLogLabel(label(format::kVolumeMeta), &scratch_); !s.ok()) {
+    return s;
+  }
+  absl::StatusOr<std::unique_ptr<WritableFile>> meta = OpenWritableFile(base_ + ".meta");
+  if (!meta.ok()) return meta.status();
+  meta_ = std::move(*meta);
+  if (absl::Status s = meta_->Append(scratch_); !s.ok()) return s;
+
+  scratch_.clear();
+  if (absl::Status s = format::EncodeLogLabel(label(format::kVolumeIndex), &scratch_); !s.ok()) {
+    return s;
+  }
+  absl::StatusOr<std::unique_ptr<WritableFile>> index = OpenWritableFile(base_ + ".index");
+  if (!index.ok()) return index.status();
+  index_ = std::move(*index);
+  if (absl::Status s = index_->Append(scratch_); !s.ok()) return s;
+  meta_offset_after_last_result_ = meta_->size();
+  return OpenVolume(0);
+}
+
+absl::Status ArchiveWriter::OpenVolume(int n) {
+  format::LogLabel l;
+  l.version = options_.version;
+  l.pid = options_.pid;
+  l.start = start_;
+  l.volume = n;
+  l.hostname = options_.hostname;
+  l.timezone = options_.timezone;
+  l.zoneinfo = options_.zoneinfo;
+  scratch_.clear();
+  if (absl::Status s = format::EncodeLogLabel(l, &scratch_); !s.ok()) return s;
+  absl::StatusOr<std::unique_ptr<WritableFile>> data =
+      OpenWritableFile(absl::StrCat(base_, ".", n));
+  if (!data.ok()) return data.status();
+  if (data_ != nullptr) finished_volume_bytes_ += data_->size();
+  data_ = std::move(*data);
+  volume_ = n;
+  results_in_volume_ = 0;
+  index_pending_ = true;
+  return data_->Append(scratch_);
+}
+
+absl::Status ArchiveWriter::NewVolume() {
+  if (!status_.ok()) return status_;
+  if (options_.sync_on_switch) {
+    if (absl::Status s = data_->Sync(); !s.ok()) return Fail(s);
+    if (absl::Status s = meta_->Sync(); !s.ok()) return Fail(s);
+  }
+  if (absl::Status s = data_->Close(); !s.ok()) return Fail(s);
+  if (absl::Status s = OpenVolume(volume_ + 1); !s.ok()) return Fail(s);
+  return absl::OkStatus();
+}
+
+uint64_t ArchiveWriter::VolumeLimit() const {
+  uint64_t limit = options_.version == format::kLogVersion2
+                       ? format::kV2MaxFileSize
+                       : std::numeric_limits<uint64_t>::max();
+  if (options_.max_volume_bytes != 0) limit = std::min(limit, options_.max_volume_bytes);
+  return limit;
+}
+
+absl::Status ArchiveWriter::WriteMeta() {
+  if (options_.version == format::kLogVersion2 &&
+      meta_->size() + scratch_.size() > format::kV2MaxFileSize) {
+    return Fail(absl::ResourceExhaustedError(absl::StrCat(
+        base_, ".meta: a v2 .meta cannot grow past 2 GiB; start a new archive")));
+  }
+  if (absl::Status s = meta_->Append(scratch_); !s.ok()) return Fail(s);
+  return absl::OkStatus();
+}
+
+absl::Status ArchiveWriter::WriteIndex(Timestamp when, uint64_t meta_offset,
+                                       uint64_t data_offset) {
+  format::IndexEntry e;
+  e.timestamp = when;
+  e.volume = volume_;
+  e.meta_offset = meta_offset;
+  e.data_offset = data_offset;
+  std::vector<uint8_t> buf;
+  if (absl::Status s = format::EncodeIndexEntry(options_.version, e, &buf); !s.ok()) {
+    return Fail(s);
+  }
+  if (absl::Status s = index_->Append(buf); !s.ok()) return Fail(s);
+  data_offset_at_last_index_ = data_offset;
+  index_pending_ = false;
+  return absl::OkStatus();
+}
+
+absl::Status ArchiveWriter::AddDesc(const Desc& desc) {
+  if (!status_.ok()) return status_;
+  auto it = descs_.find(desc.pmid);
+  if (it != descs_.end()) {
+    if (it->second == desc) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat(
+        base_, ": PMID ", desc.pmid, " (", desc.names.empty() ? "" : desc.names[0],
+        ") already has a different descriptor in this archive"));
+  }
+  scratch_.clear();
+  if (absl::Status s = format::EncodeDesc(desc, &scratch_); !s.ok()) return s;
+  if (absl::Status s = WriteMeta(); !s.ok()) return s;
+  descs_.emplace(desc.pmid, desc);
+  return absl::OkStatus();
+}
+
+absl::Status ArchiveWriter::AddHelpText(const format::HelpText& text) {
+  if (!status_.ok()) return status_;
+  if (!texts_.insert({text.type, text.ident}).second) return absl::OkStatus();
+  scratch_.clear();
+  if (absl::Status s = format::EncodeHelpText(text, &scratch_); !s.ok()) {
+    texts_.erase({text.type, text.ident});
+    return s;
+  }
+  return WriteMeta();
+}
+
+absl::Status ArchiveWriter::AddLabels(const format::LabelRecord& labels) {
+  if (!status_.ok()) return status_;
+  const std::pair<uint32_t, uint32_t> key{labels.type, labels.ident};
+  auto it = labels_.find(key);
+  if (it != labels_.end() && it->second.sets == labels.sets) return absl::OkStatus();
+  scratch_.clear();
+  if (absl::Status s = format::EncodeLabelRecord(options_.version, labels, &scratch_);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = WriteMeta(); !s.ok()) return s;
+  labels_[key] = labels;
+  return absl::OkStatus();
+}
+
+absl::Status ArchiveWriter::AddInDom(const InDom& indom) {
+  if (!status_.ok()) return status_;
+  if (indom.delta) {
+    return absl::InvalidArgumentError("AddInDom takes the full instance list");
+  }
+  InDom record = indom;
+  auto it = indoms_.find(indom.indom);
+  if (it != indoms_.end()) {
+    absl::flat_hash_map<int32_t, const std::string*> old_names;
+    for (const InDomInstance& i : it->second.instances) old_names[i.inst] = &i.name;
+    absl::flat_hash_set<int32_t> now;
+    std::vector<InDomInstance> delta;
+    bool renamed = false;
+    for (const InDomInstance& i : indom.instances) {
+      now.insert(i.inst);
+      auto o = old_names.find(i.inst);
+      if (o == old_names.end()) {
+        delta.push_back(i);
+      } else if (*o->second != i.name) {
+        renamed = true;
+      }
+    }
+    for (const InDomInstance& i : it->second.instances) {
+      if (!now.contains(i.inst)) delta.push_back({i.inst, "", true});
+    }
+    if (delta.empty() && !renamed) return absl::OkStatus();  // unchanged
+    if (options_.version == format::kLogVersion3 && !renamed &&
+        delta.size() < indom.instances.size()) {
+      record.delta = true;
+      record.instances = std::move(delta);
+    }
+  }
+  scratch_.clear();
+  if (absl::Status s = format::EncodeInDom(options_.version, record, &scratch_); !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = WriteMeta(); !s.ok()) return s;
+  indoms_[indom.indom] = indom;
+  index_pending_ = true;  // as pmlogger: every indom write gets an index entry
+  return absl::OkStatus();
+}
+
+absl::Status ArchiveWriter::AppendResult(const format::Result& result) {
+  if (!status_.ok()) return status_;
+  if (closed_) return absl::FailedPreconditionError(absl::StrCat(base_, ": closed"));
+  if (have_last_ && result.timestamp < last_stamp_) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        base_, ": result at ", result.timestamp.sec, ".", result.timestamp.nsec,
+        " is earlier than the previous one at ", last_stamp_.sec, ".",
+        last_stamp_.nsec));
+  }
+  for (const format::ValueSet& set : result.sets) {
+    auto it = descs_.find(set.pmid);
+    if (it == descs_.end()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(base_, ": result holds PMID ", set.pmid, " before its descriptor"));
+    }
+    if (it->second.indom != format::kIndomNull && set.error == 0 &&
+        !indoms_.contains(it->second.indom)) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(base_, ": result uses indom ", it->second.indom,
+                       " before its instance domain record"));
+    }
+  }
+  const size_t size = format::EncodedResultSize(options_.version, result);
+  if (data_->size() + size > VolumeLimit() && results_in_volume_ > 0) {
+    if (absl::Status s = NewVolume(); !s.ok()) return s;
+  }
+  if (options_.version == format::kLogVersion2 &&
+      data_->size() + size > format::kV2MaxFileSize) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        base_, ": a result of ", size, " bytes cannot fit a v2 volume (2 GiB)"));
+  }
+  const uint64_t data_offset = data_->size();
+  if (index_pending_ ||
+      data_offset - data_offset_at_last_index_ >= options_.index_interval_bytes) {
+    if (absl::Status s = WriteIndex(result.timestamp, meta_offset_after_last_result_,
+                                    data_offset);
+        !s.ok()) {
+      return s;
+    }
+  }
+  scratch_.clear();
+  format::EncodeResult(options_.version, result, &scratch_);
+  if (absl::Status s = data_->Append(scratch_); !s.ok()) return Fail(s);
+  ++results_in_volume_;
+  have_last_ = true;
+  last_stamp_ = result.timestamp;
+  last_meta_offset_ = meta_offset_after_last_result_;
+  last_data_offset_ = data_offset;
+  last_volume_ = volume_;
+  meta_offset_after_last_result_ = meta_->size();
+  return absl::OkStatus();
+}
+
+absl::Status ArchiveWriter::AppendMark(Timestamp when) {
+  format::Result mark;
+  mark.timestamp = when;
+  return AppendResult(mark);
+}
+
+absl::Status ArchiveWriter::Close() {
+  if (closed_) return status_;
+  closed_ = true;
+  absl::Status result = status_;
+  if (result.ok() && have_last_ && last_volume_ == volume_) {
+    // As pmlogger's exit: an entry pointing at the last result.
+    format::IndexEntry e;
+    e.timestamp = last_stamp_;
+    e.volume = last_volume_;
+    e.meta_offset = last_meta_offset_;
+    e.data_offset = last_data_offset_;
+    std::vector<uint8_t> buf;
+    result = format::EncodeIndexEntry(options_.version, e, &buf);
+    if (result.ok()) result = index_->Append(buf);
+  }
+  for (WritableFile* f : {data_.get(), meta_.get(), index_.get()}) {
+    if (f == nullptr) continue;
+    if (options_.sync_on_switch && result.ok()) {
+      absl::Status s = f->Sync();
+      if (result.ok()) result = s;
+    }
+    absl::Status s = f->Close();
+    if (result.ok()) result = s;
+  }
+  return result;
+}
+
+}  // namespace mmvlog::archiver

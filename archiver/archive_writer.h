@@ -1,0 +1,140 @@
+// ArchiveWriter: a PCP archive (LOGARCHIVE(5), v2 or v3) as three kinds of
+// file: <base>.meta, <base>.index and volumes <base>.0, <base>.1, ...
+//
+// Invariants it keeps, so every PCP tool accepts what it writes:
+// - the archive label opens every file; all labels match but for the volume
+//   number, and carry the start time given at Create;
+// - a metric's descriptor is in .meta before any result that holds it, and an
+//   instance domain record is in .meta at or before the first result that
+//   uses it (AppendResult checks both and refuses otherwise);
+// - a result never spans two volumes; a v2 volume or .meta stays below 2 GiB;
+// - temporal index entries are written before the first result of every
+//   volume, after metadata that changed an instance domain, whenever the
+//   volume grew by `index_interval_bytes` since the last entry, and at Close;
+//   each holds the offsets from *before* its result and that result's
+//   metadata, and its timestamp, so no record physically before an entry's
+//   offsets has a later timestamp;
+// - each record reaches its file in one write, so a crash loses at most the
+//   record being written (a torn tail that recovery truncates).
+// After any I/O error the writer refuses further work (sticky error); the
+// archive on disk stays readable up to the last complete record.
+#ifndef MMVLOG_ARCHIVER_ARCHIVE_WRITER_H_
+#define MMVLOG_ARCHIVER_ARCHIVE_WRITER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "archiver/writable_file.h"
+#include "format/archive_index.h"
+#include "format/archive_label.h"
+#include "format/archive_meta.h"
+#include "format/archive_result.h"
+#include "format/archive_types.h"
+
+namespace mmvlog::archiver {
+
+struct ArchiveOptions {
+  int version = 3;           // 2 or 3
+  std::string hostname;      // label host (<= 63 bytes in v2, 255 in v3)
+  std::string timezone;      // e.g. "UTC" or "AEDT-11"
+  std::string zoneinfo;      // v3 only, e.g. ":Etc/UTC"
+  int32_t pid = 0;           // label PID
+  // Start a new volume before a result that would make the current one
+  // larger than this (0: only the format's limit, 2 GiB for v2).
+  uint64_t max_volume_bytes = 0;
+  // An index entry whenever a volume grew this much (pmlogger: 100,000).
+  uint64_t index_interval_bytes = 100'000;
+  // fdatasync each finished volume and .meta at volume switch and close.
+  bool sync_on_switch = false;
+};
+
+class ArchiveWriter {
+ public:
+  // Creates <base>.meta, <base>.index and <base>.0 with labels stamped
+  // `start`. Fails (AlreadyExists) if any of them exists.
+  static absl::StatusOr<std::unique_ptr<ArchiveWriter>> Create(
+      std::string base, const ArchiveOptions& options, format::Timestamp start);
+
+  ~ArchiveWriter();
+
+  // Metadata. Descs are written once per PMID (a second identical desc is a
+  // no-op; a different one is InvalidArgument: a PMID never changes meaning
+  // in one archive). Help text is written once per (type, ident).
+  absl::Status AddDesc(const format::Desc& desc);
+  absl::Status AddHelpText(const format::HelpText& text);
+  // Labels are written when they differ from the last set written for the
+  // same (type, ident).
+  absl::Status AddLabels(const format::LabelRecord& labels);
+  // `indom` is the FULL current instance list (delta = false). Nothing is
+  // written when it equals the last one written; in v3 a delta record is
+  // written instead of a full one when it is smaller.
+  absl::Status AddInDom(const format::InDom& indom);
+
+  // Appends a result (or a mark record: no sets). Timestamps must not go
+  // backwards. Errors: FailedPrecondition for a PMID without a desc or an
+  // indom not yet written; the first I/O error otherwise.
+  absl::Status AppendResult(const format::Result& result);
+  absl::Status AppendMark(format::Timestamp when);
+
+  // Starts volume N+1; its index entry is written with its first result.
+  absl::Status NewVolume();
+
+  // Writes the final index entry and closes all files.
+  absl::Status Close();
+
+  const std::string& base() const { return base_; }
+  int version() const { return options_.version; }
+  int volume() const { return volume_; }
+  uint64_t volume_bytes() const { return data_->size(); }
+  uint64_t meta_bytes() const { return meta_->size(); }
+  uint64_t total_bytes() const { return finished_volume_bytes_ + data_->size() + meta_->size() + index_->size(); }
+  uint64_t results_in_volume() const { return results_in_volume_; }
+  const absl::Status& status() const { return status_; }
+
+ private:
+  ArchiveWriter(std::string base, const ArchiveOptions& options,
+                format::Timestamp start);
+  absl::Status Open();
+  absl::Status WriteMeta();  // appends scratch_ to .meta
+  absl::Status WriteIndex(format::Timestamp when, uint64_t meta_offset,
+                          uint64_t data_offset);
+  absl::Status OpenVolume(int n);
+  uint64_t VolumeLimit() const;
+  absl::Status Fail(absl::Status s);
+
+  std::string base_;
+  ArchiveOptions options_;
+  format::Timestamp start_;
+  std::unique_ptr<WritableFile> meta_, index_, data_;
+  int volume_ = 0;
+  uint64_t finished_volume_bytes_ = 0;
+  uint64_t results_in_volume_ = 0;
+  // Index bookkeeping: .meta size after the last result (metadata after that
+  // belongs to the next result), and the volume size at the last entry.
+  uint64_t meta_offset_after_last_result_ = 0;
+  uint64_t data_offset_at_last_index_ = 0;
+  bool index_pending_ = true;  // first result of a volume, or indom changed
+  bool have_last_ = false;
+  format::Timestamp last_stamp_;
+  uint64_t last_meta_offset_ = 0;  // before the last result's metadata
+  uint64_t last_data_offset_ = 0;  // before the last result
+  int last_volume_ = 0;
+
+  absl::flat_hash_map<uint32_t, format::Desc> descs_;
+  absl::flat_hash_map<uint32_t, format::InDom> indoms_;  // last full state
+  absl::flat_hash_set<std::pair<uint32_t, uint32_t>> texts_;
+  absl::flat_hash_map<std::pair<uint32_t, uint32_t>, format::LabelRecord> labels_;
+  std::vector<uint8_t> scratch_;
+  absl::Status status_;
+  bool closed_ = false;
+};
+
+}  // namespace mmvlog::archiver
+
+#endif  // MMVLOG_ARCHIVER_ARCHIVE_WRITER_H_

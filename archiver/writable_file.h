@@ -1,0 +1,38 @@
+// WritableFile: the narrow append-only file interface the archive writer
+// uses, its POSIX implementation, and the sticky-error rule: once an append
+// fails the file's tail is unknown, so every later call returns the first
+// error without writing (RocksDB/Riegeli). What happens next is policy.
+#ifndef MMVLOG_ARCHIVER_WRITABLE_FILE_H_
+#define MMVLOG_ARCHIVER_WRITABLE_FILE_H_
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace mmvlog::archiver {
+
+class WritableFile {
+ public:
+  virtual ~WritableFile() = default;
+  // Appends `data` with as few write(2) calls as the kernel allows (one,
+  // normally), so a crash loses at most the record being written.
+  virtual absl::Status Append(std::span<const uint8_t> data) = 0;
+  virtual absl::Status Sync() = 0;
+  virtual absl::Status Close() = 0;
+  // Bytes in the file (as last written).
+  virtual uint64_t size() const = 0;
+  virtual const std::string& path() const = 0;
+};
+
+// Creates `path`, failing if it exists (as PCP's __pmLogCreate does), or
+// opens it for appending at its current end when `append` is set.
+absl::StatusOr<std::unique_ptr<WritableFile>> OpenWritableFile(
+    const std::string& path, bool append = false);
+
+}  // namespace mmvlog::archiver
+
+#endif  // MMVLOG_ARCHIVER_WRITABLE_FILE_H_
