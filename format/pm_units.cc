@@ -11,9 +11,10 @@ namespace {
 int Signed4(uint32_t v) { return (v & 0x8) ? static_cast<int>(v) - 16 : v; }
 
 std::string SpaceName(int scale) {
-  static const char* kNames[] = {"byte",  "Kbyte", "Mbyte", "Gbyte",
-                                 "Tbyte", "Pbyte", "Ebyte"};
-  if (scale >= 0 && scale <= 6) return kNames[scale];
+  // PM_SPACE_ZBYTE and PM_SPACE_YBYTE (7, 8) are known to pmUnitsStr too.
+  static const char* kNames[] = {"byte",  "Kbyte", "Mbyte", "Gbyte", "Tbyte",
+                                 "Pbyte", "Ebyte", "Zbyte", "Ybyte"};
+  if (scale >= 0 && scale <= 8) return kNames[scale];
   return absl::StrCat("space-", scale);
 }
 
