@@ -63,23 +63,23 @@ absl::Status MmvSource::LoadAll() {
     }
     absl::StatusOr<MmvFile> parsed = format::ParseMmv(image_);
     if (!parsed.ok()) return parsed.status();
-    file_ = std::make_shared<const MmvFile>(std::move(*parsed));
-    // The values section, plus each string value's slot.
-    hot_ranges_.clear();
-    hot_ranges_.push_back({file_->values_offset, file_->values_size});
-    for (const format::MmvValueEntry& v : file_->values) {
-      if (file_->metrics[v.metric_index].type != format::MmvType::kString) {
+    // The values section, plus each string value's slot. Nothing is kept
+    // until all of it is known: a file that fails here must fail again.
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;
+    ranges.push_back({parsed->values_offset, parsed->values_size});
+    for (const format::MmvValueEntry& v : parsed->values) {
+      if (parsed->metrics[v.metric_index].type != format::MmvType::kString) {
         continue;
       }
       absl::StatusOr<format::MmvValue> value =
-          format::ReadMmvValue(image_, *file_, v);
+          format::ReadMmvValue(image_, *parsed, v);
       if (!value.ok()) return value.status();
       const auto extra = static_cast<uint64_t>(value->extra);
-      hot_ranges_.push_back({extra, format::kMmvStringSlotSize});
+      ranges.push_back({extra, format::kMmvStringSlotSize});
     }
-    std::sort(hot_ranges_.begin(), hot_ranges_.end());
+    std::sort(ranges.begin(), ranges.end());
     std::vector<std::pair<uint64_t, uint64_t>> merged;
-    for (const auto& r : hot_ranges_) {
+    for (const auto& r : ranges) {
       if (!merged.empty() &&
           merged.back().first + merged.back().second >= r.first) {
         uint64_t end = std::max(merged.back().first + merged.back().second,
@@ -90,6 +90,7 @@ absl::Status MmvSource::LoadAll() {
       }
     }
     hot_ranges_ = std::move(merged);
+    file_ = std::make_shared<const MmvFile>(std::move(*parsed));
     return absl::OkStatus();
   }
   return absl::UnavailableError(absl::StrCat(

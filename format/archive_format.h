@@ -125,6 +125,126 @@ inline constexpr uint32_t InDomDomain(uint32_t indom) { return (indom >> 22) & 0
 inline constexpr uint32_t InDomSerial(uint32_t indom) { return indom & 0x3fffff; }
 static_assert(InDomBuild(70, (1 << 11) | 1) == ((70u << 22) | 2049));  // "70.2049"
 
+
+// ---- Added with archive_framing / archive_result / archive_label ----
+
+// Smallest framed record: both length fields and an empty payload.
+inline constexpr size_t kMinRecordLength = kFrameOverhead;
+
+// A pmValueSet whose numval is <= 0 (no values, or an error code in numval)
+// is only pmid + numval on disk: PCP writes no valfmt word for it. Not in
+// LOGARCHIVE(5); seen in LOGIMPORT 6.0.3 v2 and v3 archives (pmiPutResult
+// with numval 0 and PM_ERR_VALUE): such a set took 8 bytes.
+inline constexpr size_t kValueSetNoValuesSize = 4 + 4;  // pmid, numval
+
+// pmValueBlock length field: 24 bits, including the 4-byte header
+// (PM_VAL_VLEN_MAX in pmapi.h).
+inline constexpr uint32_t kValueBlockMaxLength = 0x00ffffff;
+
+// Bytes padding a pmValueBlock to the next 32-bit boundary are '~', not 0:
+// libpcp's result encoder fills them so. Seen in LOGIMPORT 6.0.3 v2 and v3
+// archives ("hello\0" then "~~"; a 3-byte aggregate then "~").
+inline constexpr uint8_t kValueBlockPadByte = 0x7e;
+
+// kDptrPduBias holds for v3 records as well (the v3 timestamp is 4 bytes
+// longer, but the offsets still count from the record's length field + 8).
+// Seen in a LOGIMPORT 6.0.3 v3 archive: the block at byte 160 of its record
+// had the value 42 (and in v2, the block at byte 156 had 41).
+static_assert((160 + kDptrPduBias) / 4 == 42);
+static_assert((156 + kDptrPduBias) / 4 == 41);
+
+// Which values PCP stores INSITU (in the pmValue) and which in a
+// pmValueBlock of the same type, as pmStuffValue does and LOGIMPORT 6.0.3
+// writes for both versions: PM_TYPE_32 and PM_TYPE_U32 INSITU; 64-bit ints,
+// FLOAT (4-byte block, NOT insitu), DOUBLE, STRING (NUL counted in the
+// length) and AGGREGATE as blocks. Readers (pmExtractValue, interp.c) still
+// accept an INSITU FLOAT, the "old style insitu" encoding.
+inline constexpr bool IsInsituType(int32_t type) {
+  return type == kType32 || type == kTypeU32;
+}
+
+// A <mark> record: a result with numpmid 0.
+inline constexpr size_t kMarkRecordV2 = kFrameOverhead + kResultHeaderV2;
+inline constexpr size_t kMarkRecordV3 = kFrameOverhead + kResultHeaderV3;
+static_assert(kMarkRecordV2 == 20 && kMarkRecordV3 == 24);  // LOGIMPORT 6.0.3
+
+// Range of the sub-second fields (v2 microseconds, v3 nanoseconds).
+inline constexpr uint32_t kUsecPerSec = 1'000'000;
+inline constexpr uint32_t kNsecPerSec = 1'000'000'000;
+
+// ---- Added with archive_meta (.meta records, LOGARCHIVE(5) "METADATA FILE")
+// Checked against LOGIMPORT 6.0.3 v2 and v3 archives and libpcp's logmeta.c.
+
+// Desc payload: tag, pmDesc (pmid, type, indom, sem, units), numnames, then
+// per name its length and bytes (no NUL, no padding). LOGARCHIVE(5) shows the
+// numnames field at offset "4"; it is really at 24.
+inline constexpr size_t kDescFixedPayload = 4 + 4 + 4 + 4 + 4 + 4 + 4;  // ..numnames
+static_assert(kDescFixedPayload == 28);
+// libpcp's writer omits numnames when a desc has no names, but its reader
+// then fails ("Corrupted record", pmdumplog 6.0.3); with numnames = 0 the
+// record reads back as "<noname>". So numnames is always written.
+
+// InDom payload headers: tag, timestamp, indom, numinst; then numinst
+// instance ids, numinst string offsets (relative to the string table that
+// follows), and the NUL-terminated names packed without padding.
+inline constexpr size_t kInDomV2Header = 4 + 4 + 4 + 4 + 4;      // tag,sec,usec,indom,n
+inline constexpr size_t kInDomV3Header = 4 + 8 + 4 + 4 + 4;      // tag,sec,nsec,indom,n
+// String offset of a deleted instance in a TYPE_INDOM_DELTA record (the
+// instance id stays positive; libpcp rejects a negative id in any indom).
+inline constexpr int32_t kInDomDeletedOffset = -1;
+
+// Label payload headers: tag, timestamp, label type, ident, nsets.
+// LOGARCHIVE(5) also shows an "offset to the JSONB labels string" and a
+// trailing string table; neither exists. Each label set is instead
+//   inst (4), jsonlen (4), json bytes (jsonlen, no NUL, no padding),
+//   nlabels (4), then nlabels pmLabel entries of kLabelEntrySize
+// (libpcp __pmLogEncodeLabels; seen in LOGIMPORT 6.0.3 v2 and v3 archives).
+inline constexpr size_t kLabelV2Header = 4 + 4 + 4 + 4 + 4 + 4;  // tag..nsets
+inline constexpr size_t kLabelV3Header = 4 + 8 + 4 + 4 + 4 + 4;  // tag..nsets
+inline constexpr size_t kLabelSetFixed = 4 + 4 + 4;              // inst,jsonlen,nlabels
+// pmLabel on disk: name offset (16), name length (8), flags (8), value
+// offset (16), value length (16). Offsets count from the first byte of the
+// set's json ('{'); a name excludes its quotes, a string value includes
+// them: {"abc":"42"} has name (2,3) and value (7,4).
+inline constexpr size_t kLabelEntrySize = 2 + 1 + 1 + 2 + 2;
+static_assert(kLabelEntrySize == 8);
+// A negative nlabels is a PMAPI error code in place of labels
+// (pmGetInstancesLabels); no entries follow it.
+// Limits libpcp enforces when reading (PM_MAXLABELS, PM_MAXLABELJSONLEN) and
+// when building a set (a label name is shorter than MAXLABELNAMELEN = 255).
+inline constexpr size_t kMaxLabels = (1 << 8) - 1;
+inline constexpr size_t kMaxLabelJsonLength = (1 << 16) - 1;
+inline constexpr size_t kMaxLabelNameLength = (1 << 8) - 2;
+// Label idents as pmlogger writes them (pmlogger/src/callback.c
+// manageLabels): context PM_IN_NULL (LOGIMPORT 6.0.3 writes whatever id its
+// caller passed, readers ignore it), domain the bare domain number, indom
+// and instances the indom, cluster pmID_build(domain, cluster, 0), item the
+// PMID. Every label's flags byte holds its label type (LOGIMPORT 6.0.3
+// writes exactly the type: 0x01 context .. 0x20 instances), plus
+// kLabelOptional for optional labels and kLabelCompound for names flattened
+// from nested objects.
+inline constexpr uint32_t kLabelContextIdent = 0xffffffff;
+
+// Text payload: tag, type (kText*), ident (PMID or indom), then the text
+// and its NUL (LOGIMPORT 6.0.3: "one line" took 9 bytes). The type must
+// name a kind (one line or help) and an ident kind (PMID or indom).
+inline constexpr size_t kTextHeader = 4 + 4 + 4;  // tag, type, ident
+
+// v3 timestamps (archive label, results, .meta indoms and labels, .index)
+// hold the seconds as two big-endian 32-bit words, LOW word first, not as
+// one big-endian 64-bit number as LOGARCHIVE(5) implies. That is what libpcp
+// (__pmPutTimestamp / __pmLoadTimestamp, via __htonll) does on little-endian
+// hosts, where every PCP archive in the wild was made; PCP's issue #2110 and
+// PR #2087 made big-endian hosts match it. Seen in LOGIMPORT 6.0.3 v3
+// archives: 1700000000 s is stored as 65 53 f1 00 00 00 00 00, and
+// pmdumplog 6.0.3 shows the "correct" 00 00 00 00 65 53 f1 00 as a garbage
+// start time. 64-bit offsets in the .index are plain big-endian.
+// Store: StoreBig64(p, V3SecondsWordSwap(sec)); load: the same swap again.
+inline constexpr uint64_t V3SecondsWordSwap(uint64_t v) {
+  return (v << 32) | (v >> 32);
+}
+static_assert(V3SecondsWordSwap(1700000000) == 0x6553f10000000000);
+
 }  // namespace mmvlog::format
 
 #endif  // MMVLOG_FORMAT_ARCHIVE_FORMAT_H_

@@ -382,18 +382,11 @@ absl::Status Parser::ParseMetrics(const MmvSection& s) {
 
 absl::Status Parser::ParseValues(const MmvSection& s) {
   file_.values.reserve(s.count);
-  // One bit per (metric, instance index) to find duplicates (M26) without a
-  // hash set per value; singular metrics use slot 0.
-  std::vector<uint32_t> first_slot(file_.metrics.size() + 1, 0);
-  for (size_t i = 0; i < file_.metrics.size(); ++i) {
-    const MmvMetric& m = file_.metrics[i];
-    const uint32_t n = m.indom_index < 0
-                           ? 1
-                           : std::max<size_t>(
-                                 1, file_.indoms[m.indom_index].instances.size());
-    first_slot[i + 1] = first_slot[i] + n;
-  }
-  std::vector<bool> seen(first_slot.back(), false);
+  // (metric index, instance index + 1) of every value, to find duplicates
+  // (M26). Sized by the values present: metrics x instances can pass 2^32
+  // in a file of a few megabytes.
+  absl::flat_hash_set<uint64_t> seen;
+  seen.reserve(s.count);
   for (uint32_t j = 0; j < s.count; ++j) {
     const uint64_t at = s.offset + j * sizeof(MmvDiskValue);
     const auto d = LoadAt<MmvDiskValue>(bytes_, at);
@@ -407,7 +400,6 @@ absl::Status Parser::ParseValues(const MmvSection& s) {
     v.metric_index = mit->second;
     v.offset = at;
     const MmvMetric& m = file_.metrics[v.metric_index];
-    uint32_t slot = first_slot[v.metric_index];
     if (m.indom_index < 0) {
       if (d.instance != 0) {  // M25
         return DataLossAt(at + offsetof(MmvDiskValue, instance),
@@ -425,16 +417,16 @@ absl::Status Parser::ParseValues(const MmvSection& s) {
       }
       v.instance_index = iit->second.second;
       v.instance = file_.indoms[m.indom_index].instances[v.instance_index].internal;
-      slot += v.instance_index;
     }
-    if (seen[slot]) {  // M26
+    const uint64_t key = (uint64_t{v.metric_index} << 32) |
+                         static_cast<uint32_t>(v.instance_index + 1);
+    if (!seen.insert(key).second) {  // M26
       return DataLossAt(at, absl::StrCat("second value for metric ", m.name,
                                          v.instance_index >= 0
                                              ? absl::StrCat(" instance ",
                                                             v.instance)
                                              : std::string()));
     }
-    seen[slot] = true;
     file_.values.push_back(v);
   }
   return absl::OkStatus();

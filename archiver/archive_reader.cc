@@ -1,0 +1,274 @@
+#include "archiver/archive_reader.h"
+
+#include <dirent.h>
+
+#include <algorithm>
+#include <utility>
+#include <variant>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "archiver/compress.h"
+#include "archiver/posix_file.h"
+#include "format/archive_format.h"
+#include "format/errors.h"
+
+namespace mmvlog::archiver {
+namespace {
+
+using format::Timestamp;
+
+bool AllDigits(absl::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), absl::ascii_isdigit);
+}
+
+std::vector<uint8_t> ToBytes(std::string s) {
+  return std::vector<uint8_t>(s.begin(), s.end());
+}
+
+absl::StatusOr<std::vector<uint8_t>> ReadFileBytes(const std::string& path) {
+  if (absl::EndsWith(path, ".zst")) return ReadZstdFile(path);
+  absl::StatusOr<std::string> s = ReadWholeFile(path);
+  if (!s.ok()) return s.status();
+  return ToBytes(std::move(*s));
+}
+
+// Reads the label at the start of a file's bytes; returns its frame size.
+absl::StatusOr<format::LogLabel> ReadLabel(const std::vector<uint8_t>& bytes,
+                                           const std::string& path,
+                                           format::RecordScanner* scanner) {
+  absl::StatusOr<std::optional<format::Frame>> frame = scanner->Next();
+  if (!frame.ok()) return format::WithContext(frame.status(), path);
+  if (!frame->has_value()) {
+    return absl::DataLossError(absl::StrCat(path, ": empty file, no archive label"));
+  }
+  absl::StatusOr<format::LogLabel> label = format::DecodeLogLabel((*frame)->payload);
+  if (!label.ok()) return format::WithContext(label.status(), absl::StrCat(path, ": label"));
+  (void)bytes;
+  return label;
+}
+
+}  // namespace
+
+const format::InDom* ArchiveMetadata::InDomAt(uint32_t indom, Timestamp t) const {
+  auto it = indoms.find(indom);
+  if (it == indoms.end()) return nullptr;
+  const format::InDom* best = nullptr;
+  for (const format::InDom& d : it->second) {
+    if (d.timestamp <= t) best = &d;
+  }
+  // Before the first observation, PCP uses the first one.
+  return best != nullptr ? best : &it->second.front();
+}
+
+const std::string* ArchiveMetadata::Text(uint32_t type, uint32_t ident) const {
+  for (const format::HelpText& t : texts) {
+    if (t.type == type && t.ident == ident) return &t.text;
+  }
+  return nullptr;
+}
+
+std::string ArchiveBaseName(absl::string_view name) {
+  std::string s(name);
+  for (absl::string_view ext : {".zst", ".xz", ".gz", ".bz2"}) {
+    if (absl::EndsWith(s, ext)) s.resize(s.size() - ext.size());
+  }
+  for (absl::string_view ext : {".meta", ".index"}) {
+    if (absl::EndsWith(s, ext)) return s.substr(0, s.size() - ext.size());
+  }
+  size_t dot = s.rfind('.');
+  size_t slash = s.rfind('/');
+  if (dot != std::string::npos && (slash == std::string::npos || dot > slash) &&
+      AllDigits(absl::string_view(s).substr(dot + 1))) {
+    return s.substr(0, dot);
+  }
+  return s;
+}
+
+absl::StatusOr<std::unique_ptr<ArchiveReader>> ArchiveReader::Open(absl::string_view name) {
+  std::unique_ptr<ArchiveReader> r(new ArchiveReader());
+  r->base_ = ArchiveBaseName(name);
+  // Find the volumes: <base>.<N> or <base>.<N>.zst.
+  const size_t slash = r->base_.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : r->base_.substr(0, slash);
+  const std::string stem = slash == std::string::npos ? r->base_ : r->base_.substr(slash + 1);
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) {
+    return absl::ErrnoToStatus(errno, absl::StrCat("open directory ", dir));
+  }
+  std::vector<std::pair<int64_t, std::string>> volumes;
+  while (struct dirent* e = ::readdir(d)) {
+    absl::string_view f = e->d_name;
+    if (!absl::StartsWith(f, stem + ".")) continue;
+    absl::string_view rest = f.substr(stem.size() + 1);
+    bool zst = absl::ConsumeSuffix(&rest, ".zst");
+    int64_t n;
+    if (!AllDigits(rest) || !absl::SimpleAtoi(rest, &n)) continue;
+    (void)zst;
+    volumes.push_back({n, absl::StrCat(dir, "/", f)});
+  }
+  ::closedir(d);
+  std::sort(volumes.begin(), volumes.end());
+  for (size_t i = 1; i < volumes.size(); ++i) {
+    if (volumes[i].first == volumes[i - 1].first) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "both ", volumes[i - 1].second, " and ", volumes[i].second, " exist"));
+    }
+  }
+  for (auto& v : volumes) r->volume_paths_.push_back(std::move(v.second));
+  if (absl::Status s = r->ReadMeta(); !s.ok()) return s;
+  if (absl::Status s = r->ReadIndex(); !s.ok()) return s;
+  if (r->volume_paths_.empty()) {
+    return absl::NotFoundError(absl::StrCat(r->base_, ": no volumes (", r->base_, ".0)"));
+  }
+  return r;
+}
+
+absl::Status ArchiveReader::ReadMeta() {
+  const std::string path = base_ + ".meta";
+  absl::StatusOr<std::vector<uint8_t>> bytes = ReadFileBytes(path);
+  if (!bytes.ok()) return bytes.status();
+  format::RecordScanner scanner(*bytes, 0);
+  absl::StatusOr<format::LogLabel> label = ReadLabel(*bytes, path, &scanner);
+  if (!label.ok()) return label.status();
+  label_ = *label;
+  if (label_.volume != format::kVolumeMeta) {
+    return absl::DataLossError(absl::StrCat(path, ": label volume ", label_.volume,
+                                            ", expected -1 for .meta"));
+  }
+  for (;;) {
+    const uint64_t at = scanner.offset();
+    absl::StatusOr<std::optional<format::Frame>> frame = scanner.Next();
+    if (!frame.ok()) {
+      if (absl::IsOutOfRange(frame.status())) {
+        warnings_.push_back(absl::StrCat(path, ": ", frame.status().message(),
+                                         ": metadata ends at offset ", at));
+        break;
+      }
+      return format::WithContext(frame.status(), path);
+    }
+    if (!frame->has_value()) break;
+    absl::StatusOr<format::MetaRecord> rec =
+        format::DecodeMetaRecord(label_.version, (*frame)->payload, (*frame)->offset);
+    if (!rec.ok()) return format::WithContext(rec.status(), path);
+    if (auto* desc = std::get_if<format::Desc>(&*rec)) {
+      meta_.desc_by_pmid[desc->pmid] = meta_.descs.size();
+      for (const std::string& n : desc->names) meta_.pmid_by_name[n] = desc->pmid;
+      meta_.descs.push_back(std::move(*desc));
+    } else if (auto* indom = std::get_if<format::InDom>(&*rec)) {
+      auto& history = meta_.indoms[indom->indom];
+      if (indom->delta) {
+        if (history.empty()) {
+          return absl::DataLossError(absl::StrCat(
+              path, ": offset ", (*frame)->offset, ": delta for indom ",
+              indom->indom, " before any full record"));
+        }
+        format::InDom full = history.back();
+        full.timestamp = indom->timestamp;
+        for (const format::InDomInstance& i : indom->instances) {
+          auto it = std::find_if(full.instances.begin(), full.instances.end(),
+                                 [&](const format::InDomInstance& x) { return x.inst == i.inst; });
+          if (i.deleted) {
+            if (it != full.instances.end()) full.instances.erase(it);
+          } else if (it != full.instances.end()) {
+            it->name = i.name;
+          } else {
+            full.instances.push_back(i);
+          }
+        }
+        history.push_back(std::move(full));
+      } else {
+        history.push_back(std::move(*indom));
+      }
+    } else if (auto* labels = std::get_if<format::LabelRecord>(&*rec)) {
+      meta_.labels.push_back(std::move(*labels));
+    } else if (auto* text = std::get_if<format::HelpText>(&*rec)) {
+      meta_.texts.push_back(std::move(*text));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ArchiveReader::ReadIndex() {
+  const std::string path = base_ + ".index";
+  absl::StatusOr<std::vector<uint8_t>> bytes = ReadFileBytes(path);
+  if (!bytes.ok()) {
+    // The temporal index is optional (LOGARCHIVE(5)).
+    if (absl::IsNotFound(bytes.status())) {
+      warnings_.push_back(absl::StrCat(path, ": missing"));
+      return absl::OkStatus();
+    }
+    return bytes.status();
+  }
+  format::RecordScanner scanner(*bytes, 0);
+  absl::StatusOr<format::LogLabel> label = ReadLabel(*bytes, path, &scanner);
+  if (!label.ok()) return label.status();
+  if (label->version != label_.version) {
+    return absl::DataLossError(absl::StrCat(path, ": version ", label->version,
+                                            " differs from .meta's ", label_.version));
+  }
+  const size_t entry = label_.version == format::kLogVersion2 ? format::kIndexEntryV2
+                                                              : format::kIndexEntryV3;
+  uint64_t at = scanner.offset();
+  while (at + entry <= bytes->size()) {
+    absl::StatusOr<format::IndexEntry> e = format::DecodeIndexEntry(
+        label_.version, std::span<const uint8_t>(bytes->data() + at, entry));
+    if (!e.ok()) return format::WithContext(e.status(), absl::StrCat(path, ": offset ", at));
+    index_.push_back(*e);
+    at += entry;
+  }
+  if (at != bytes->size()) {
+    warnings_.push_back(absl::StrCat(path, ": torn index entry at offset ", at, " (",
+                                     bytes->size() - at, " bytes) ignored"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ArchiveReader::LoadVolume(size_t i) {
+  volume_path_ = volume_paths_[i];
+  absl::StatusOr<std::vector<uint8_t>> bytes = ReadFileBytes(volume_path_);
+  if (!bytes.ok()) return bytes.status();
+  volume_ = std::move(*bytes);
+  scanner_ = std::make_unique<format::RecordScanner>(volume_, 0);
+  absl::StatusOr<format::LogLabel> label = ReadLabel(volume_, volume_path_, scanner_.get());
+  if (!label.ok()) return label.status();
+  if (label->version != label_.version || label->hostname != label_.hostname) {
+    return absl::DataLossError(absl::StrCat(volume_path_,
+                                            ": label does not match the archive's .meta label"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::optional<format::DecodedResult>> ArchiveReader::Next() {
+  for (;;) {
+    if (scanner_ == nullptr) {
+      if (next_volume_ >= volume_paths_.size()) return std::nullopt;
+      if (absl::Status s = LoadVolume(next_volume_++); !s.ok()) return s;
+    }
+    const uint64_t at = scanner_->offset();
+    absl::StatusOr<std::optional<format::Frame>> frame = scanner_->Next();
+    if (!frame.ok()) {
+      if (!absl::IsOutOfRange(frame.status())) {
+        return format::WithContext(frame.status(), volume_path_);
+      }
+      warnings_.push_back(absl::StrCat(volume_path_, ": ", frame.status().message(),
+                                       ": data ends at offset ", at));
+      scanner_.reset();
+      continue;
+    }
+    if (!frame->has_value()) {
+      scanner_.reset();
+      continue;
+    }
+    absl::StatusOr<format::DecodedResult> result =
+        format::DecodeResult(label_.version, (*frame)->payload, (*frame)->offset);
+    if (!result.ok()) return format::WithContext(result.status(), volume_path_);
+    return std::optional<format::DecodedResult>(std::move(*result));
+  }
+}
+
+}  // namespace mmvlog::archiver

@@ -1,0 +1,98 @@
+// ArchiveReader: reads a PCP archive (v2 or v3, any number of volumes,
+// volumes optionally zstd-compressed as <base>.N.zst) written by mmvlog or by
+// PCP itself.
+//
+// Open() reads the whole .meta (descriptors, instance domains over time,
+// labels, help text); Next() returns results in file order (time order for
+// any archive PCP accepts), one volume in memory at a time.
+//
+// Damage: a record that runs past the end of its file (a torn tail, left by a
+// crash) ends that file's data and is reported in warnings(), not as an
+// error; anything else inconsistent is DataLoss naming the file and offset.
+#ifndef MMVLOG_ARCHIVER_ARCHIVE_READER_H_
+#define MMVLOG_ARCHIVER_ARCHIVE_READER_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "format/archive_framing.h"
+#include "format/archive_index.h"
+#include "format/archive_label.h"
+#include "format/archive_meta.h"
+#include "format/archive_result.h"
+
+namespace mmvlog::archiver {
+
+// Everything in .meta, in file order where order matters.
+struct ArchiveMetadata {
+  std::vector<format::Desc> descs;  // in file order
+  absl::flat_hash_map<uint32_t, size_t> desc_by_pmid;
+  absl::flat_hash_map<std::string, uint32_t> pmid_by_name;
+  // Per indom: every observation, deltas applied (each entry is a full set).
+  absl::flat_hash_map<uint32_t, std::vector<format::InDom>> indoms;
+  std::vector<format::LabelRecord> labels;
+  std::vector<format::HelpText> texts;
+
+  const format::Desc* Desc(uint32_t pmid) const {
+    auto it = desc_by_pmid.find(pmid);
+    return it == desc_by_pmid.end() ? nullptr : &descs[it->second];
+  }
+  // The instance domain in force at `t` (latest observation at or before t),
+  // or nullptr.
+  const format::InDom* InDomAt(uint32_t indom, format::Timestamp t) const;
+  // Help text of `type` (kTextOneLine/kTextHelp | kTextPmid/kTextIndom).
+  const std::string* Text(uint32_t type, uint32_t ident) const;
+};
+
+// Splits "dir/base.0", "dir/base.meta", "dir/base.index", "dir/base.3.zst"
+// or "dir/base" into "dir/base".
+std::string ArchiveBaseName(absl::string_view name);
+
+class ArchiveReader {
+ public:
+  // Opens by base name or the name of any of its files.
+  static absl::StatusOr<std::unique_ptr<ArchiveReader>> Open(absl::string_view name);
+
+  const format::LogLabel& label() const { return label_; }
+  const ArchiveMetadata& meta() const { return meta_; }
+  const std::string& base() const { return base_; }
+  // Volume files in order, e.g. {"a.0", "a.1.zst"}.
+  const std::vector<std::string>& volumes() const { return volume_paths_; }
+  std::vector<format::IndexEntry> index() const { return index_; }
+
+  // The next result (or <mark>); nullopt after the last. The spans inside
+  // point into a buffer that stays valid until the next call.
+  absl::StatusOr<std::optional<format::DecodedResult>> Next();
+
+  // Torn tails and other recoverable findings, one line each, naming file
+  // and offset.
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+ private:
+  ArchiveReader() = default;
+  absl::Status ReadMeta();
+  absl::Status ReadIndex();
+  absl::Status LoadVolume(size_t i);
+
+  std::string base_;
+  format::LogLabel label_;
+  ArchiveMetadata meta_;
+  std::vector<format::IndexEntry> index_;
+  std::vector<std::string> volume_paths_;
+  std::vector<std::string> warnings_;
+  size_t next_volume_ = 0;
+  std::vector<uint8_t> volume_;  // the current volume's bytes
+  std::string volume_path_;
+  std::unique_ptr<format::RecordScanner> scanner_;
+};
+
+}  // namespace mmvlog::archiver
+
+#endif  // MMVLOG_ARCHIVER_ARCHIVE_READER_H_

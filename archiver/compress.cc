@@ -1,0 +1,102 @@
+#include "archiver/compress.h"
+
+#include <unistd.h>
+#include <zstd.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "archiver/posix_file.h"
+#include "archiver/writable_file.h"
+
+namespace mmvlog::archiver {
+
+absl::Status CompressFile(const std::string& path, int level) {
+  absl::StatusOr<FileDescriptor> in = OpenForRead(path);
+  if (!in.ok()) return in.status();
+  const std::string out_path = absl::StrCat(path, ".zst");
+  const std::string tmp_path = absl::StrCat(out_path, ".tmp");
+  ::unlink(tmp_path.c_str());
+  absl::StatusOr<std::unique_ptr<WritableFile>> out = OpenWritableFile(tmp_path);
+  if (!out.ok()) return out.status();
+  std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> cctx(ZSTD_createCCtx(), ZSTD_freeCCtx);
+  ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, level);
+  ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 1);
+  std::vector<uint8_t> ibuf(ZSTD_CStreamInSize()), obuf(ZSTD_CStreamOutSize());
+  uint64_t offset = 0;
+  auto fail = [&](absl::Status s) {
+    (void)(*out)->Close();
+    ::unlink(tmp_path.c_str());
+    return s;
+  };
+  for (;;) {
+    absl::StatusOr<size_t> n = ReadAt(in->get(), offset, ibuf, path);
+    if (!n.ok()) return fail(n.status());
+    offset += *n;
+    const bool last = *n < ibuf.size();
+    ZSTD_inBuffer input{ibuf.data(), *n, 0};
+    bool finished = false;
+    while (!finished) {
+      ZSTD_outBuffer output{obuf.data(), obuf.size(), 0};
+      size_t remaining = ZSTD_compressStream2(cctx.get(), &output, &input,
+                                              last ? ZSTD_e_end : ZSTD_e_continue);
+      if (ZSTD_isError(remaining)) {
+        return fail(absl::InternalError(absl::StrCat(
+            "zstd compress ", path, ": ", ZSTD_getErrorName(remaining))));
+      }
+      if (absl::Status s = (*out)->Append({obuf.data(), output.pos}); !s.ok()) {
+        return fail(s);
+      }
+      finished = last ? remaining == 0 : input.pos == input.size;
+    }
+    if (last) break;
+  }
+  if (absl::Status s = (*out)->Sync(); !s.ok()) return fail(s);
+  if (absl::Status s = (*out)->Close(); !s.ok()) return fail(s);
+  if (::rename(tmp_path.c_str(), out_path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp_path.c_str());
+    return absl::ErrnoToStatus(err, absl::StrCat("rename ", tmp_path));
+  }
+  if (::unlink(path.c_str()) != 0) {
+    return absl::ErrnoToStatus(errno, absl::StrCat("remove ", path));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<uint8_t>> ReadZstdFile(const std::string& path) {
+  absl::StatusOr<std::string> compressed = ReadWholeFile(path);
+  if (!compressed.ok()) return compressed.status();
+  std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> dctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
+  std::vector<uint8_t> out;
+  std::vector<uint8_t> obuf(ZSTD_DStreamOutSize());
+  ZSTD_inBuffer input{compressed->data(), compressed->size(), 0};
+  size_t last = 0;
+  while (input.pos < input.size) {
+    ZSTD_outBuffer output{obuf.data(), obuf.size(), 0};
+    last = ZSTD_decompressStream(dctx.get(), &output, &input);
+    if (ZSTD_isError(last)) {
+      return absl::DataLossError(absl::StrCat(path, ": zstd: ", ZSTD_getErrorName(last),
+                                              " near compressed offset ", input.pos));
+    }
+    out.insert(out.end(), obuf.begin(), obuf.begin() + output.pos);
+    if (output.pos == 0 && input.pos == input.size) break;
+  }
+  // Drain anything still buffered inside the decoder.
+  for (;;) {
+    ZSTD_outBuffer output{obuf.data(), obuf.size(), 0};
+    ZSTD_inBuffer none{nullptr, 0, 0};
+    last = ZSTD_decompressStream(dctx.get(), &output, &none);
+    if (ZSTD_isError(last)) break;
+    out.insert(out.end(), obuf.begin(), obuf.begin() + output.pos);
+    if (output.pos == 0) break;
+  }
+  if (last != 0) {
+    return absl::DataLossError(absl::StrCat(path, ": zstd stream is truncated (",
+                                            compressed->size(), " bytes)"));
+  }
+  return out;
+}
+
+}  // namespace mmvlog::archiver

@@ -1,0 +1,387 @@
+#include "format/archive_result.h"
+
+#include <algorithm>
+#include <bit>
+#include <cassert>
+#include <cstring>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "format/byte_reader.h"
+#include "format/endian.h"
+#include "format/errors.h"
+
+namespace mmvlog::format {
+namespace {
+
+size_t Padded(size_t n) { return (n + 3) & ~size_t{3}; }
+
+bool HasValues(const ValueSet& s) { return s.error == 0 && !s.values.empty(); }
+
+// Bytes of a value inside its pmValueBlock, without header and padding.
+size_t BlockValueSize(int32_t type, const ResultValue& v) {
+  switch (type) {
+    case kType64:
+    case kTypeU64:
+    case kTypeDouble:
+      return 8;
+    case kTypeFloat:
+      return 4;
+    case kTypeString:
+      return v.bytes.size() + 1;  // with its NUL
+    default:
+      return v.bytes.size();
+  }
+}
+
+size_t SetSize(const ValueSet& s) {
+  if (!HasValues(s)) return kValueSetNoValuesSize;
+  return kValueSetHeader + kValueSize * s.values.size();
+}
+
+size_t BlocksSize(const ValueSet& s) {
+  if (!HasValues(s) || IsInsituType(s.type)) return 0;
+  size_t n = 0;
+  for (const ResultValue& v : s.values) {
+    n += Padded(kValueBlockHeader + BlockValueSize(s.type, v));
+  }
+  return n;
+}
+
+size_t ResultHeaderSize(int version) {
+  return version == kLogVersion2 ? kResultHeaderV2 : kResultHeaderV3;
+}
+
+// Writes the value bytes of `v` (a block of `type`) at `p`.
+void StoreBlockValue(int32_t type, const ResultValue& v, uint8_t* p) {
+  switch (type) {
+    case kType64:
+      StoreBig64(p, static_cast<uint64_t>(v.i64));
+      break;
+    case kTypeU64:
+      StoreBig64(p, v.u64);
+      break;
+    case kTypeDouble:
+      StoreBig64(p, std::bit_cast<uint64_t>(v.f64));
+      break;
+    case kTypeFloat:
+      StoreBig32(p, std::bit_cast<uint32_t>(static_cast<float>(v.f64)));
+      break;
+    case kTypeString:
+      std::memcpy(p, v.bytes.data(), v.bytes.size());
+      p[v.bytes.size()] = 0;
+      break;
+    default:
+      std::memcpy(p, v.bytes.data(), v.bytes.size());
+      break;
+  }
+}
+
+uint32_t InsituWord(int32_t type, const ResultValue& v) {
+  return type == kType32 ? static_cast<uint32_t>(static_cast<int32_t>(v.i64))
+                         : static_cast<uint32_t>(v.u64);
+}
+
+// A payload that ends inside a field is damage within a complete frame, not
+// a torn tail: turn ByteReader's OutOfRange into DataLoss.
+absl::Status AsDataLoss(const absl::Status& s) {
+  if (s.code() != absl::StatusCode::kOutOfRange) return s;
+  return absl::DataLossError(absl::StrCat(s.message(), " (record ends early)"));
+}
+
+bool IsAggregate(int32_t type) {
+  return type == kTypeAggregate || type == kTypeAggregateStatic;
+}
+
+}  // namespace
+
+size_t EncodedResultSize(int version, const Result& r) {
+  size_t n = kFrameOverhead + ResultHeaderSize(version);
+  for (const ValueSet& s : r.sets) n += SetSize(s) + BlocksSize(s);
+  return n;
+}
+
+void EncodeResult(int version, const Result& r, std::vector<uint8_t>* out) {
+  assert(version == kLogVersion2 || version == kLogVersion3);
+  assert(r.timestamp.nsec < kNsecPerSec);
+  const size_t size = EncodedResultSize(version, r);
+  assert(size <= std::numeric_limits<uint32_t>::max());
+  const size_t begin = out->size();
+  out->resize(begin + size);
+  uint8_t* rec = out->data() + begin;
+
+  StoreBig32(rec, static_cast<uint32_t>(size));
+  size_t pos = 4;
+  if (version == kLogVersion2) {
+    assert(r.timestamp.sec >= std::numeric_limits<int32_t>::min() &&
+           r.timestamp.sec <= std::numeric_limits<int32_t>::max());
+    StoreBig32(rec + pos, static_cast<uint32_t>(r.timestamp.sec));
+    StoreBig32(rec + pos + 4, r.timestamp.nsec / 1000);
+    pos += 8;
+  } else {
+    StoreBig64(rec + pos,
+               V3SecondsWordSwap(static_cast<uint64_t>(r.timestamp.sec)));
+    StoreBig32(rec + pos + 8, r.timestamp.nsec);
+    pos += 12;
+  }
+  StoreBig32(rec + pos, static_cast<uint32_t>(r.sets.size()));
+  pos += 4;
+
+  // Blocks follow all value sets, in value order.
+  size_t block_pos = pos;
+  for (const ValueSet& s : r.sets) block_pos += SetSize(s);
+
+  for (const ValueSet& s : r.sets) {
+    assert(s.error <= 0 && (s.error == 0 || s.values.empty()));
+    StoreBig32(rec + pos, s.pmid);
+    if (!HasValues(s)) {
+      StoreBig32(rec + pos + 4, static_cast<uint32_t>(s.error));
+      pos += kValueSetNoValuesSize;
+      continue;
+    }
+    const bool insitu = IsInsituType(s.type);
+    StoreBig32(rec + pos + 4, static_cast<uint32_t>(s.values.size()));
+    StoreBig32(rec + pos + 8, insitu ? kValInsitu : kValDptr);
+    pos += kValueSetHeader;
+    for (const ResultValue& v : s.values) {
+      StoreBig32(rec + pos, static_cast<uint32_t>(v.inst));
+      if (insitu) {
+        StoreBig32(rec + pos + 4, InsituWord(s.type, v));
+      } else {
+        const size_t length = kValueBlockHeader + BlockValueSize(s.type, v);
+        assert(length <= kValueBlockMaxLength);
+        StoreBig32(rec + pos + 4,
+                   static_cast<uint32_t>((block_pos + kDptrPduBias) / 4));
+        StoreBig32(rec + block_pos,
+                   (static_cast<uint32_t>(s.type) & 0xff) << 24 |
+                       static_cast<uint32_t>(length));
+        StoreBlockValue(s.type, v, rec + block_pos + kValueBlockHeader);
+        std::memset(rec + block_pos + length, kValueBlockPadByte,
+                    Padded(length) - length);
+        block_pos += Padded(length);
+      }
+      pos += kValueSize;
+    }
+  }
+  assert(block_pos == size - 4);
+  StoreBig32(rec + block_pos, static_cast<uint32_t>(size));
+}
+
+absl::StatusOr<DecodedResult> DecodeResult(int version,
+                                           std::span<const uint8_t> payload,
+                                           uint64_t record_offset) {
+  if (version != kLogVersion2 && version != kLogVersion3) {
+    return absl::UnimplementedError(
+        absl::StrCat("archive version ", version, " not supported"));
+  }
+  const uint64_t base = record_offset + 4;  // file offset of payload[0]
+  ByteReader r(payload, base);
+  DecodedResult result;
+  if (version == kLogVersion2) {
+    result.timestamp.sec = r.ReadBigI32();
+    const uint64_t at = r.offset();
+    const uint32_t usec = r.ReadBig32();
+    if (usec >= kUsecPerSec) {
+      return DataLossAt(at, absl::StrCat("result microseconds ", usec,
+                                         " out of range"));
+    }
+    result.timestamp.nsec = usec * 1000;
+  } else {
+    result.timestamp.sec =
+        static_cast<int64_t>(V3SecondsWordSwap(r.ReadBig64()));
+    const uint64_t at = r.offset();
+    result.timestamp.nsec = r.ReadBig32();
+    if (result.timestamp.nsec >= kNsecPerSec) {
+      return DataLossAt(at, absl::StrCat("result nanoseconds ",
+                                         result.timestamp.nsec,
+                                         " out of range"));
+    }
+  }
+  const uint64_t numpmid_at = r.offset();
+  const int32_t numpmid = r.ReadBigI32();
+  if (!r.ok()) return AsDataLoss(r.status());
+  // Each set takes at least kValueSetNoValuesSize bytes: a count that
+  // cannot fit is rejected before anything is allocated for it.
+  if (numpmid < 0 ||
+      static_cast<uint64_t>(numpmid) > r.remaining() / kValueSetNoValuesSize) {
+    return DataLossAt(numpmid_at,
+                      absl::StrCat("numpmid ", numpmid, " impossible with ",
+                                   r.remaining(), " bytes left"));
+  }
+  result.sets.resize(numpmid);
+
+  struct BlockRef {
+    DecodedValue* value;
+    uint32_t word;
+    uint64_t at;  // file offset of the pmValue's offset word
+  };
+  std::vector<BlockRef> refs;
+  for (DecodedValueSet& set : result.sets) {
+    set.pmid = r.ReadBig32();
+    const uint64_t numval_at = r.offset();
+    set.numval = r.ReadBigI32();
+    if (!r.ok()) return AsDataLoss(r.status());
+    if (set.numval <= 0) continue;  // no valfmt word, no values
+    const uint64_t valfmt_at = r.offset();
+    set.valfmt = r.ReadBigI32();
+    if (!r.ok()) return AsDataLoss(r.status());
+    if (set.valfmt != kValInsitu && set.valfmt != kValDptr) {
+      return DataLossAt(valfmt_at, absl::StrCat("pmid ", set.pmid,
+                                                ": bad valfmt ", set.valfmt));
+    }
+    if (static_cast<uint64_t>(set.numval) > r.remaining() / kValueSize) {
+      return DataLossAt(numval_at,
+                        absl::StrCat("pmid ", set.pmid, ": numval ",
+                                     set.numval, " impossible with ",
+                                     r.remaining(), " bytes left"));
+    }
+    set.values.resize(set.numval);
+    for (DecodedValue& v : set.values) {
+      v.inst = r.ReadBigI32();
+      const uint64_t at = r.offset();
+      const uint32_t word = r.ReadBig32();
+      if (set.valfmt == kValInsitu) {
+        v.insitu = word;
+      } else {
+        refs.push_back({&v, word, at});
+      }
+    }
+  }
+  if (!r.ok()) return AsDataLoss(r.status());
+
+  const size_t sets_end = r.position();
+  size_t end = sets_end;  // end of the last block, padded
+  for (const BlockRef& ref : refs) {
+    // Position in the payload: the word counts 32-bit units from 8 bytes
+    // before the record's length field (kDptrPduBias), i.e. from 12 bytes
+    // before the payload.
+    const uint64_t from_record = uint64_t{ref.word} * 4;
+    const uint64_t bias = kDptrPduBias + 4;
+    if (from_record < bias + sets_end ||
+        from_record - bias + kValueBlockHeader > payload.size()) {
+      return DataLossAt(ref.at,
+                        absl::StrCat("value block offset ", ref.word,
+                                     " words lies outside the value blocks "
+                                     "(payload bytes ", sets_end, " to ",
+                                     payload.size(), ")"));
+    }
+    const size_t pos = static_cast<size_t>(from_record - bias);
+    ByteReader b(payload.subspan(pos), base + pos);
+    const uint32_t header = b.ReadBig32();
+    if (!b.ok()) return AsDataLoss(b.status());
+    const uint32_t length = header & kValueBlockMaxLength;
+    if (length < kValueBlockHeader) {
+      return DataLossAt(base + pos, absl::StrCat("value block length ", length,
+                                                 " < ", kValueBlockHeader));
+    }
+    if (length - kValueBlockHeader > b.remaining()) {
+      return DataLossAt(base + pos,
+                        absl::StrCat("value block length ", length,
+                                     " runs past the record end (",
+                                     b.remaining() + kValueBlockHeader,
+                                     " bytes left)"));
+    }
+    ref.value->block_type = static_cast<uint8_t>(header >> 24);
+    ref.value->block = b.ReadBytes(length - kValueBlockHeader);
+    end = std::max(end, Padded(pos + length));
+  }
+  if (end != payload.size()) {
+    if (end < payload.size()) {
+      return DataLossAt(base + end, absl::StrCat(payload.size() - end,
+                                                 " unexpected bytes left"));
+    }
+    return DataLossAt(base + payload.size(),
+                      "last value block is not padded to 32 bits");
+  }
+  return result;
+}
+
+absl::StatusOr<ResultValue> ValueFromDecoded(const DecodedValue& v,
+                                             int32_t valfmt, int32_t type) {
+  ResultValue out;
+  out.inst = v.inst;
+  if (valfmt == kValInsitu) {
+    switch (type) {
+      case kType32:
+        out.i64 = static_cast<int32_t>(v.insitu);
+        return out;
+      case kTypeU32:
+        out.u64 = v.insitu;
+        return out;
+      case kTypeFloat:  // PCP's "old style insitu" float
+        out.f64 = std::bit_cast<float>(v.insitu);
+        return out;
+      default:
+        return absl::InvalidArgumentError(absl::StrCat(
+            "instance ", v.inst, ": type ", type, " value stored INSITU"));
+    }
+  }
+  if (valfmt != kValDptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("instance ", v.inst, ": bad valfmt ", valfmt));
+  }
+  const bool type_ok =
+      v.block_type == (static_cast<uint32_t>(type) & 0xff) ||
+      (IsAggregate(type) && IsAggregate(v.block_type));
+  if (!type_ok || IsInsituType(type)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("instance ", v.inst, ": value block of type ",
+                     v.block_type, " for a metric of type ", type));
+  }
+  auto want_size = [&](size_t n) -> absl::Status {
+    if (v.block.size() == n) return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        absl::StrCat("instance ", v.inst, ": type ", type, " value block has ",
+                     v.block.size(), " bytes, expected ", n));
+  };
+  switch (type) {
+    case kType64:
+    case kTypeU64:
+    case kTypeDouble: {
+      if (absl::Status s = want_size(8); !s.ok()) return s;
+      const uint64_t bits = LoadBig64(v.block.data());
+      if (type == kType64) out.i64 = static_cast<int64_t>(bits);
+      if (type == kTypeU64) out.u64 = bits;
+      if (type == kTypeDouble) out.f64 = std::bit_cast<double>(bits);
+      return out;
+    }
+    case kTypeFloat:
+      if (absl::Status s = want_size(4); !s.ok()) return s;
+      out.f64 = std::bit_cast<float>(LoadBig32(v.block.data()));
+      return out;
+    case kTypeString:
+      if (v.block.empty() || v.block.back() != 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "instance ", v.inst, ": string value not NUL terminated"));
+      }
+      out.bytes.assign(reinterpret_cast<const char*>(v.block.data()),
+                       v.block.size() - 1);
+      return out;
+    default:
+      out.bytes.assign(reinterpret_cast<const char*>(v.block.data()),
+                       v.block.size());
+      return out;
+  }
+}
+
+absl::StatusOr<ValueSet> ValueSetFromDecoded(const DecodedValueSet& set,
+                                             int32_t type) {
+  ValueSet out;
+  out.pmid = set.pmid;
+  out.type = type;
+  if (set.numval < 0) {
+    out.error = set.numval;
+    return out;
+  }
+  out.values.reserve(set.values.size());
+  for (const DecodedValue& v : set.values) {
+    absl::StatusOr<ResultValue> value = ValueFromDecoded(v, set.valfmt, type);
+    if (!value.ok()) {
+      return WithContext(value.status(), absl::StrCat("pmid ", set.pmid));
+    }
+    out.values.push_back(*std::move(value));
+  }
+  return out;
+}
+
+}  // namespace mmvlog::format

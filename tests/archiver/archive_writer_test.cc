@@ -1,0 +1,280 @@
+// ArchiveWriter: the invariants in its class comment, checked by reading the
+// files back with ArchiveReader and the format decoders.
+#include "archiver/archive_writer.h"
+
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "absl/strings/str_cat.h"
+#include "archiver/archive_reader.h"
+#include "archiver/posix_file.h"
+#include "format/archive_format.h"
+#include "tests/testing/status_matchers.h"
+
+namespace mmvlog::archiver {
+namespace {
+
+using ::mmvlog::testing::StatusIs;
+using ::testing::HasSubstr;
+
+constexpr uint32_t kPmid = format::PmidBuild(70, 1, 1);
+constexpr uint32_t kPmidIndom = format::PmidBuild(70, 1, 2);
+constexpr uint32_t kIndom = format::InDomBuild(70, 2049);
+
+std::string TempBase(const std::string& name) {
+  static int n = 0;
+  return absl::StrCat(::testing::TempDir(), "/", name, "_", ::getpid(), "_", n++);
+}
+
+format::Desc U64Desc(uint32_t pmid, uint32_t indom = format::kIndomNull) {
+  format::Desc d;
+  d.pmid = pmid;
+  d.type = format::kTypeU64;
+  d.sem = format::kSemCounter;
+  d.indom = indom;
+  d.names = {absl::StrCat("test.m", format::PmidItem(pmid))};
+  return d;
+}
+
+format::Result OneValue(int64_t sec, uint64_t v) {
+  format::Result r;
+  r.timestamp = {sec, 0};
+  format::ValueSet s;
+  s.pmid = kPmid;
+  s.type = format::kTypeU64;
+  format::ResultValue val;
+  val.u64 = v;
+  s.values.push_back(val);
+  r.sets.push_back(s);
+  return r;
+}
+
+ArchiveOptions Options(int version) {
+  ArchiveOptions o;
+  o.version = version;
+  o.hostname = "host";
+  o.timezone = "UTC";
+  o.zoneinfo = ":Etc/UTC";
+  return o;
+}
+
+std::vector<format::IndexEntry> ReadIndex(const std::string& base) {
+  absl::StatusOr<std::unique_ptr<ArchiveReader>> r = ArchiveReader::Open(base);
+  EXPECT_OK(r);
+  return r.ok() ? (*r)->index() : std::vector<format::IndexEntry>{};
+}
+
+std::vector<format::DecodedResult> ReadAll(const std::string& base,
+                                           std::vector<std::string>* warnings = nullptr) {
+  std::vector<format::DecodedResult> out;
+  absl::StatusOr<std::unique_ptr<ArchiveReader>> r = ArchiveReader::Open(base);
+  EXPECT_OK(r);
+  if (!r.ok()) return out;
+  for (;;) {
+    absl::StatusOr<std::optional<format::DecodedResult>> next = (*r)->Next();
+    EXPECT_OK(next);
+    if (!next.ok() || !next->has_value()) break;
+    // Copy: the spans point into the reader's buffer; keep only timestamps
+    // and shapes here.
+    format::DecodedResult copy = **next;
+    for (auto& set : copy.sets) {
+      for (auto& v : set.values) v.block = {};
+    }
+    out.push_back(copy);
+  }
+  if (warnings != nullptr) *warnings = (*r)->warnings();
+  return out;
+}
+
+class ArchiveWriterTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(ArchiveWriterTest, LabelsOpenAllThreeFilesWithTheSameStart) {
+  const std::string base = TempBase("labels");
+  auto w = ArchiveWriter::Create(base, Options(GetParam()), {1700000000, 5000});
+  ASSERT_OK(w);
+  ASSERT_OK((*w)->Close());
+  absl::StatusOr<std::unique_ptr<ArchiveReader>> r = ArchiveReader::Open(base + ".meta");
+  ASSERT_OK(r);
+  EXPECT_EQ((*r)->label().version, GetParam());
+  EXPECT_EQ((*r)->label().hostname, "host");
+  EXPECT_EQ((*r)->label().start.sec, 1700000000);
+  EXPECT_EQ((*r)->volumes(), std::vector<std::string>{base + ".0"});
+}
+
+TEST_P(ArchiveWriterTest, RefusesToOverwriteAnExistingArchive) {
+  const std::string base = TempBase("exists");
+  auto w = ArchiveWriter::Create(base, Options(GetParam()), {1, 0});
+  ASSERT_OK(w);
+  ASSERT_OK((*w)->Close());
+  EXPECT_THAT(ArchiveWriter::Create(base, Options(GetParam()), {1, 0}),
+              StatusIs(absl::StatusCode::kAlreadyExists, HasSubstr(base + ".meta")));
+}
+
+TEST_P(ArchiveWriterTest, ResultBeforeItsDescIsRefused) {
+  auto w = ArchiveWriter::Create(TempBase("nodesc"), Options(GetParam()), {1, 0});
+  ASSERT_OK(w);
+  EXPECT_THAT((*w)->AppendResult(OneValue(1, 1)),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("before its descriptor")));
+}
+
+TEST_P(ArchiveWriterTest, ResultBeforeItsInDomIsRefused) {
+  auto w = ArchiveWriter::Create(TempBase("noindom"), Options(GetParam()), {1, 0});
+  ASSERT_OK(w);
+  ASSERT_OK((*w)->AddDesc(U64Desc(kPmidIndom, kIndom)));
+  format::Result r = OneValue(1, 1);
+  r.sets[0].pmid = kPmidIndom;
+  r.sets[0].values[0].inst = 0;
+  EXPECT_THAT((*w)->AppendResult(r),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("instance domain")));
+}
+
+TEST_P(ArchiveWriterTest, APmidNeverChangesMeaning) {
+  auto w = ArchiveWriter::Create(TempBase("pmid"), Options(GetParam()), {1, 0});
+  ASSERT_OK(w);
+  ASSERT_OK((*w)->AddDesc(U64Desc(kPmid)));
+  ASSERT_OK((*w)->AddDesc(U64Desc(kPmid)));  // identical: no-op
+  format::Desc changed = U64Desc(kPmid);
+  changed.type = format::kTypeDouble;
+  EXPECT_THAT((*w)->AddDesc(changed),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("different descriptor")));
+}
+
+TEST_P(ArchiveWriterTest, TimestampsMustNotGoBackwards) {
+  auto w = ArchiveWriter::Create(TempBase("backwards"), Options(GetParam()), {1, 0});
+  ASSERT_OK(w);
+  ASSERT_OK((*w)->AddDesc(U64Desc(kPmid)));
+  ASSERT_OK((*w)->AppendResult(OneValue(10, 1)));
+  EXPECT_THAT((*w)->AppendResult(OneValue(9, 2)),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("earlier")));
+}
+
+TEST_P(ArchiveWriterTest, SwitchesVolumesBySizeWithAnIndexEntryForEach) {
+  const std::string base = TempBase("volumes");
+  ArchiveOptions o = Options(GetParam());
+  o.max_volume_bytes = 1000;
+  auto w = ArchiveWriter::Create(base, o, {100, 0});
+  ASSERT_OK(w);
+  ASSERT_OK((*w)->AddDesc(U64Desc(kPmid)));
+  for (int i = 0; i < 100; ++i) ASSERT_OK((*w)->AppendResult(OneValue(100 + i, i)));
+  const int volumes = (*w)->volume() + 1;
+  ASSERT_OK((*w)->Close());
+  EXPECT_GT(volumes, 3);
+  std::vector<format::DecodedResult> all = ReadAll(base);
+  ASSERT_EQ(all.size(), 100u);
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(all[i].timestamp.sec, 100 + i);
+  // One entry at the first result of each volume, plus the final one.
+  std::vector<format::IndexEntry> index = ReadIndex(base);
+  ASSERT_EQ(index.size(), static_cast<size_t>(volumes) + 1);
+  for (int v = 0; v < volumes; ++v) {
+    EXPECT_EQ(index[v].volume, v);
+    EXPECT_EQ(index[v].data_offset,
+              GetParam() == 2 ? 132u : 808u);  // right after the volume's label
+  }
+  EXPECT_EQ(index.back().timestamp.sec, 199);
+  for (int v = 0; v < volumes; ++v) {
+    absl::StatusOr<struct stat> st = StatPath(absl::StrCat(base, ".", v));
+    ASSERT_OK(st);
+    EXPECT_LE(st->st_size, 1000);
+  }
+}
+
+TEST_P(ArchiveWriterTest, UnchangedInDomIsNotRewrittenAndChangesAreDeltasInV3) {
+  const std::string base = TempBase("indom");
+  auto w = ArchiveWriter::Create(base, Options(GetParam()), {1, 0});
+  ASSERT_OK(w);
+  format::InDom d;
+  d.timestamp = {1, 0};
+  d.indom = kIndom;
+  for (int i = 0; i < 10; ++i) d.instances.push_back({i, absl::StrCat("inst", i)});
+  ASSERT_OK((*w)->AddInDom(d));
+  const uint64_t after_first = (*w)->meta_bytes();
+  d.timestamp = {2, 0};
+  ASSERT_OK((*w)->AddInDom(d));
+  EXPECT_EQ((*w)->meta_bytes(), after_first);  // unchanged: nothing written
+  d.timestamp = {3, 0};
+  d.instances.erase(d.instances.begin() + 4);
+  d.instances.push_back({42, "new"});
+  ASSERT_OK((*w)->AddInDom(d));
+  ASSERT_OK((*w)->Close());
+  absl::StatusOr<std::unique_ptr<ArchiveReader>> r = ArchiveReader::Open(base);
+  ASSERT_OK(r);
+  const auto& history = (*r)->meta().indoms.at(kIndom);
+  ASSERT_EQ(history.size(), 2u);
+  EXPECT_EQ(history[1].instances.size(), 10u);
+  const format::InDom* at3 = (*r)->meta().InDomAt(kIndom, {3, 0});
+  ASSERT_NE(at3, nullptr);
+  EXPECT_EQ(at3->timestamp.sec, 3);
+  const format::InDom* at2 = (*r)->meta().InDomAt(kIndom, {2, 500});
+  EXPECT_EQ(at2->timestamp.sec, 1);
+  // The delta is far smaller than a full record of 10 instances.
+  const uint64_t second_record = (*w)->meta_bytes() - after_first;
+  if (GetParam() == 3) {
+    EXPECT_LT(second_record, after_first - (GetParam() == 3 ? 808u : 132u));
+  }
+}
+
+TEST_P(ArchiveWriterTest, TornTailReadsAsTheEndOfTheData) {
+  const std::string base = TempBase("torn");
+  auto w = ArchiveWriter::Create(base, Options(GetParam()), {1, 0});
+  ASSERT_OK(w);
+  ASSERT_OK((*w)->AddDesc(U64Desc(kPmid)));
+  for (int i = 0; i < 5; ++i) ASSERT_OK((*w)->AppendResult(OneValue(1 + i, i)));
+  ASSERT_OK((*w)->Close());
+  absl::StatusOr<struct stat> st = StatPath(base + ".0");
+  ASSERT_OK(st);
+  ASSERT_EQ(::truncate((base + ".0").c_str(), st->st_size - 3), 0);
+  std::vector<std::string> warnings;
+  std::vector<format::DecodedResult> all = ReadAll(base, &warnings);
+  EXPECT_EQ(all.size(), 4u);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_THAT(warnings[0], HasSubstr(base + ".0"));
+  EXPECT_THAT(warnings[0], HasSubstr("offset"));
+}
+
+// A file size limit (RLIMIT_FSIZE, with SIGXFSZ ignored) makes write(2) fail
+// with EFBIG part-way through a record, as a full disk does.
+TEST_P(ArchiveWriterTest, WriteFailureIsStickyAndLeavesCompleteRecordsReadable) {
+  const std::string base = TempBase("full");
+  auto w = ArchiveWriter::Create(base, Options(GetParam()), {1, 0});
+  ASSERT_OK(w);
+  ASSERT_OK((*w)->AddDesc(U64Desc(kPmid)));
+  struct rlimit old;
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
+  struct sigaction ignore {}, old_action;
+  ignore.sa_handler = SIG_IGN;
+  ASSERT_EQ(::sigaction(SIGXFSZ, &ignore, &old_action), 0);
+  struct rlimit limit = old;
+  limit.rlim_cur = 4000;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &limit), 0);
+  int written = 0;
+  absl::Status s;
+  for (int i = 0; i < 1000 && s.ok(); ++i) {
+    s = (*w)->AppendResult(OneValue(1 + i, i));
+    if (s.ok()) ++written;
+  }
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &old), 0);
+  ASSERT_EQ(::sigaction(SIGXFSZ, &old_action, nullptr), 0);
+  EXPECT_FALSE(s.ok());
+  EXPECT_THAT(s.message(), HasSubstr(base + ".0"));
+  EXPECT_GT(written, 10);
+  EXPECT_EQ((*w)->AppendResult(OneValue(5000, 1)), s);  // sticky
+  (void)(*w)->Close();
+  std::vector<std::string> warnings;
+  std::vector<format::DecodedResult> all = ReadAll(base, &warnings);
+  EXPECT_EQ(all.size(), static_cast<size_t>(written));
+  EXPECT_TRUE(warnings.empty()) << warnings[0];
+}
+
+INSTANTIATE_TEST_SUITE_P(Versions, ArchiveWriterTest, ::testing::Values(2, 3),
+                         [](const auto& info) { return absl::StrCat("v", info.param); });
+
+}  // namespace
+}  // namespace mmvlog::archiver
