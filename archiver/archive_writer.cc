@@ -14,6 +14,21 @@ using format::InDom;
 using format::InDomInstance;
 using format::Timestamp;
 
+namespace {
+
+// v2 records hold 32-bit seconds; later times cannot be represented.
+absl::Status CheckTime(int version, Timestamp t, absl::string_view what) {
+  if (version == format::kLogVersion2 &&
+      (t.sec < 0 || t.sec > std::numeric_limits<int32_t>::max())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, " time ", t.sec, " does not fit a v2 archive's 32-bit seconds; use v3"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+
 ArchiveWriter::ArchiveWriter(std::string base, const ArchiveOptions& options,
                              Timestamp start)
     : base_(std::move(base)), options_(options), start_(start) {}
@@ -29,6 +44,7 @@ absl::StatusOr<std::unique_ptr<ArchiveWriter>> ArchiveWriter::Create(
     return absl::InvalidArgumentError(
         absl::StrCat("archive version ", options.version, " (know 2 and 3)"));
   }
+  if (absl::Status s = CheckTime(options.version, start, "start"); !s.ok()) return s;
   std::unique_ptr<ArchiveWriter> w(new ArchiveWriter(std::move(base), options, start));
   if (absl::Status s = w->Open(); !s.ok()) {
     w->closed_ = true;
@@ -172,6 +188,9 @@ absl::Status ArchiveWriter::AddHelpText(const format::HelpText& text) {
 
 absl::Status ArchiveWriter::AddLabels(const format::LabelRecord& labels) {
   if (!status_.ok()) return status_;
+  if (absl::Status s = CheckTime(options_.version, labels.timestamp, "labels"); !s.ok()) {
+    return s;
+  }
   const std::pair<uint32_t, uint32_t> key{labels.type, labels.ident};
   auto it = labels_.find(key);
   if (it != labels_.end() && it->second.sets == labels.sets) return absl::OkStatus();
@@ -189,6 +208,9 @@ absl::Status ArchiveWriter::AddInDom(const InDom& indom) {
   if (!status_.ok()) return status_;
   if (indom.delta) {
     return absl::InvalidArgumentError("AddInDom takes the full instance list");
+  }
+  if (absl::Status s = CheckTime(options_.version, indom.timestamp, "indom"); !s.ok()) {
+    return s;
   }
   InDom record = indom;
   auto it = indoms_.find(indom.indom);
@@ -235,6 +257,9 @@ absl::Status ArchiveWriter::AppendResult(const format::Result& result) {
         base_, ": result at ", result.timestamp.sec, ".", result.timestamp.nsec,
         " is earlier than the previous one at ", last_stamp_.sec, ".",
         last_stamp_.nsec));
+  }
+  if (absl::Status s = CheckTime(options_.version, result.timestamp, "result"); !s.ok()) {
+    return s;
   }
   for (const format::ValueSet& set : result.sets) {
     auto it = descs_.find(set.pmid);

@@ -273,6 +273,18 @@ TEST_P(ArchiveWriterTest, WriteFailureIsStickyAndLeavesCompleteRecordsReadable) 
   EXPECT_TRUE(warnings.empty()) << warnings[0];
 }
 
+TEST(ArchiveWriterV2Test, TimesPast32BitSecondsNeedV3) {
+  auto w = ArchiveWriter::Create(TempBase("y2038"), Options(2), {1, 0});
+  ASSERT_OK(w);
+  ASSERT_OK((*w)->AddDesc(U64Desc(kPmid)));
+  EXPECT_THAT((*w)->AppendResult(OneValue(int64_t{1} << 31, 1)),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("use v3")));
+  auto w3 = ArchiveWriter::Create(TempBase("y2038v3"), Options(3), {1, 0});
+  ASSERT_OK(w3);
+  ASSERT_OK((*w3)->AddDesc(U64Desc(kPmid)));
+  EXPECT_OK((*w3)->AppendResult(OneValue(int64_t{1} << 31, 1)));
+}
+
 INSTANTIATE_TEST_SUITE_P(Versions, ArchiveWriterTest, ::testing::Values(2, 3),
                          [](const auto& info) { return absl::StrCat("v", info.param); });
 
