@@ -164,7 +164,7 @@ absl::Status ArchiveWriter::AddDesc(const Desc& desc) {
   auto it = descs_.find(desc.pmid);
   if (it != descs_.end()) {
     if (it->second == desc) return absl::OkStatus();
-    return absl::InvalidArgumentError(absl::StrCat(
+    return absl::AlreadyExistsError(absl::StrCat(
         base_, ": PMID ", desc.pmid, " (", desc.names.empty() ? "" : desc.names[0],
         ") already has a different descriptor in this archive"));
   }

@@ -64,7 +64,7 @@ class ArchiveWriter {
   ~ArchiveWriter();
 
   // Metadata. Descs are written once per PMID (a second identical desc is a
-  // no-op; a different one is InvalidArgument: a PMID never changes meaning
+  // no-op; a different one is AlreadyExists: a PMID never changes meaning
   // in one archive). Help text is written once per (type, ident).
   absl::Status AddDesc(const format::Desc& desc);
   absl::Status AddHelpText(const format::HelpText& text);

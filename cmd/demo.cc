@@ -23,8 +23,8 @@ ABSL_FLAG(int, steps, 5, "simulation steps to run before showing the file");
 
 namespace mmvlog::cmd {
 
-int RunDemo(const std::vector<std::string>& args) {
-  if (!args.empty()) {
+int RunDemo(const Invocation& inv) {
+  if (!inv.args.empty()) {
     std::fprintf(stderr, "mmvlog demo: takes no arguments (try --dir, --steps)\n");
     return kExitUsage;
   }
@@ -62,7 +62,7 @@ int RunDemo(const std::vector<std::string>& args) {
   std::printf("demo: what mmvlog reads from it (mmvlog inspect %s):\n\n",
               (*app)->path().c_str());
   std::fflush(stdout);
-  int rc = RunInspect({(*app)->path()});
+  int rc = RunInspect(Invocation{{(*app)->path()}, {}});
   std::printf("\ndemo: files are in %s\n", dir.c_str());
   return rc;
 }

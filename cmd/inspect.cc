@@ -208,7 +208,8 @@ int PrintText(const std::string& path, const MmvFile& f,
 
 }  // namespace
 
-int RunInspect(const std::vector<std::string>& args) {
+int RunInspect(const Invocation& inv) {
+  const std::vector<std::string>& args = inv.args;
   if (args.size() != 1) {
     std::fprintf(stderr,
                  "mmvlog inspect: need exactly one MMV file, e.g. "

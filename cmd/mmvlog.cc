@@ -19,6 +19,9 @@ const Subcommand kSubcommands[] = {
     {"inspect", "inspect [--json] FILE",
      "print an MMV file: header, indoms, metrics, help, labels, values",
      RunInspect},
+    {"capture", "capture -o ARCHIVE [FLAGS] [MMVFILE...] [-- COMMAND ARGS...]",
+     "record MMV metrics into an archive once, for a while, or while a command runs",
+     RunCapture},
     {"demo", "demo [--dir DIR] [--steps N]",
      "run a built-in simulated MMV application and show what mmvlog reads",
      RunDemo},
@@ -77,11 +80,21 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(absl::StrCat(
       "mmvlog ", sub->usage, "\n\n", sub->summary, "\n\nflags (default in parentheses):"));
 
+  // Everything after "--" is a command to run, never flags; "-o X" is the
+  // short form of --output.
   std::vector<char*> sub_argv;
+  mmvlog::cmd::Invocation inv;
   sub_argv.push_back(argv[0]);
-  for (int i = 2; i < argc; ++i) sub_argv.push_back(argv[i]);
+  static char kOutput[] = "--output";
+  for (int i = 2; i < argc; ++i) {
+    if (absl::string_view(argv[i]) == "--") {
+      for (int j = i + 1; j < argc; ++j) inv.command.push_back(argv[j]);
+      break;
+    }
+    sub_argv.push_back(absl::string_view(argv[i]) == "-o" ? kOutput : argv[i]);
+  }
   std::vector<char*> rest = absl::ParseCommandLine(
       static_cast<int>(sub_argv.size()), sub_argv.data());
-  std::vector<std::string> args(rest.begin() + 1, rest.end());
-  return sub->run(args);
+  inv.args.assign(rest.begin() + 1, rest.end());
+  return sub->run(inv);
 }

@@ -14,17 +14,23 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;  // the work failed (bad file, I/O)
 inline constexpr int kExitUsage = 2;    // bad command line
 
+// What a subcommand gets after flag parsing.
+struct Invocation {
+  std::vector<std::string> args;     // positional arguments
+  std::vector<std::string> command;  // everything after "--", if any
+};
+
 struct Subcommand {
   const char* name;
   const char* usage;    // "inspect [--json] FILE"
   const char* summary;  // one line
-  // `args`: positional arguments left after flag parsing (not argv[0]).
-  int (*run)(const std::vector<std::string>& args);
+  int (*run)(const Invocation& invocation);
 };
 
 // Entry points, one per file.
-int RunInspect(const std::vector<std::string>& args);
-int RunDemo(const std::vector<std::string>& args);
+int RunInspect(const Invocation& invocation);
+int RunDemo(const Invocation& invocation);
+int RunCapture(const Invocation& invocation);
 
 }  // namespace mmvlog::cmd
 

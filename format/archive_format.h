@@ -234,8 +234,8 @@ inline constexpr size_t kTextHeader = 4 + 4 + 4;  // tag, type, ident
 // hold the seconds as two big-endian 32-bit words, LOW word first, not as
 // one big-endian 64-bit number as LOGARCHIVE(5) implies. That is what libpcp
 // (__pmPutTimestamp / __pmLoadTimestamp, via __htonll) does on little-endian
-// hosts, where every PCP archive in the wild was made; PCP's issue #2110 and
-// PR #2087 made big-endian hosts match it. Seen in LOGIMPORT 6.0.3 v3
+// hosts, where nearly every PCP archive is made (PCP issue #2110 calls it a
+// "hybrid" of big and little endian). Seen in LOGIMPORT 6.0.3 v3
 // archives: 1700000000 s is stored as 65 53 f1 00 00 00 00 00, and
 // pmdumplog 6.0.3 shows the "correct" 00 00 00 00 65 53 f1 00 as a garbage
 // start time. 64-bit offsets in the .index are plain big-endian.

@@ -1,6 +1,5 @@
 #include "format/archive_meta.h"
 
-#include <algorithm>
 #include <limits>
 #include <map>
 #include <utility>
@@ -81,8 +80,8 @@ bool ReadTimestamp(bool v3, ByteReader& r, Timestamp* t, absl::Status* error) {
     t->sec = r.ReadBigI32();
     const uint32_t usec = r.ReadBig32();
     if (r.ok() && usec >= kUsecPerSec) {
-      *error = DataLossAt(at + 4, absl::StrCat("timestamp microseconds ",
-                                               usec, " out of range"));
+      *error = DataLossAt(at + 4, absl::StrCat("timestamp microseconds ", usec,
+                                               " out of range"));
       return false;
     }
     t->nsec = usec * 1000;
@@ -95,9 +94,8 @@ bool HasNul(absl::string_view s) {
 }
 
 bool IsLabelType(uint32_t type) {
-  return type == kLabelContext || type == kLabelDomain ||
-         type == kLabelIndom || type == kLabelCluster || type == kLabelItem ||
-         type == kLabelInstances;
+  return type == kLabelContext || type == kLabelDomain || type == kLabelIndom ||
+         type == kLabelCluster || type == kLabelItem || type == kLabelInstances;
 }
 
 absl::Status CheckLabelSet(size_t index, const LabelSet& set) {
@@ -111,8 +109,8 @@ absl::Status CheckLabelSet(size_t index, const LabelSet& set) {
     return absl::InvalidArgumentError(absl::StrCat(where, "json contains NUL"));
   }
   if (set.labels.size() > kMaxLabels) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, set.labels.size(), " labels exceed ", kMaxLabels));
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, set.labels.size(), " labels exceed ", kMaxLabels));
   }
   if (set.error > 0 || (set.error < 0 && !set.labels.empty())) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -166,18 +164,18 @@ absl::StatusOr<MetaRecord> DecodeDesc(ByteReader& r) {
   const int32_t numnames = r.ReadBigI32();
   if (!r.ok()) return r.status();
   if (numnames < 0 || static_cast<size_t>(numnames) > r.remaining() / 4) {
-    return DataLossAt(count_at, absl::StrCat("name count ", numnames,
-                                             " does not fit the ",
-                                             r.remaining(), " bytes left"));
+    return DataLossAt(
+        count_at, absl::StrCat("name count ", numnames, " does not fit the ",
+                               r.remaining(), " bytes left"));
   }
   for (int32_t i = 0; i < numnames; ++i) {
     const uint64_t at = r.offset();
     const int32_t len = r.ReadBigI32();
     if (!r.ok()) return r.status();
     if (len < 0 || static_cast<size_t>(len) > r.remaining()) {
-      return DataLossAt(at, absl::StrCat("name ", i, ": length ", len,
-                                         " does not fit the ", r.remaining(),
-                                         " bytes left"));
+      return DataLossAt(
+          at, absl::StrCat("name ", i, ": length ", len, " does not fit the ",
+                           r.remaining(), " bytes left"));
     }
     std::span<const uint8_t> name = r.ReadBytes(len);
     d.names.emplace_back(name.begin(), name.end());
@@ -201,9 +199,9 @@ absl::StatusOr<MetaRecord> DecodeInDom(MetaType tag, ByteReader& r) {
   const int32_t numinst = r.ReadBigI32();
   if (!r.ok()) return r.status();
   if (numinst < 0 || static_cast<size_t>(numinst) > r.remaining() / 8) {
-    return DataLossAt(count_at, absl::StrCat("instance count ", numinst,
-                                             " does not fit the ",
-                                             r.remaining(), " bytes left"));
+    return DataLossAt(
+        count_at, absl::StrCat("instance count ", numinst, " does not fit the ",
+                               r.remaining(), " bytes left"));
   }
   const uint64_t inst_at = r.offset();
   std::vector<int32_t> insts(numinst);
@@ -220,24 +218,25 @@ absl::StatusOr<MetaRecord> DecodeInDom(MetaType tag, ByteReader& r) {
     InDomInstance inst;
     inst.inst = insts[i];
     if (inst.inst < 0) {
-      return DataLossAt(inst_at + 4 * i,
-                        absl::StrCat("instance ", i, ": negative id ",
-                                     inst.inst));
+      return DataLossAt(
+          inst_at + 4 * i,
+          absl::StrCat("instance ", i, ": negative id ", inst.inst));
     }
     const int32_t index = indexes[i];
     if (index == kInDomDeletedOffset && d.delta) {
       inst.deleted = true;
     } else if (index < 0 || static_cast<size_t>(index) >= table.size()) {
-      return DataLossAt(index_at + 4 * i,
-                        absl::StrCat("instance ", i, ": string offset ", index,
-                                     " outside the ", table.size(),
-                                     "-byte string table"));
+      return DataLossAt(
+          index_at + 4 * i,
+          absl::StrCat("instance ", i, ": string offset ", index,
+                       " outside the ", table.size(), "-byte string table"));
     } else {
       const size_t end = table.find('\0', index);
       if (end == absl::string_view::npos) {
-        return DataLossAt(index_at + 4 * i,
-                          absl::StrCat("instance ", i, ": name at string "
-                                       "offset ", index, " has no NUL"));
+        return DataLossAt(index_at + 4 * i, absl::StrCat("instance ", i,
+                                                         ": name at string "
+                                                         "offset ",
+                                                         index, " has no NUL"));
       }
       inst.name = std::string(table.substr(index, end - index));
     }
@@ -263,10 +262,11 @@ absl::StatusOr<MetaRecord> DecodeLabel(MetaType tag, ByteReader& r) {
                                                "context..instances",
                                                rec.type));
   }
-  if (nsets < 0 || static_cast<size_t>(nsets) > r.remaining() / kLabelSetFixed) {
-    return DataLossAt(count_at, absl::StrCat("label set count ", nsets,
-                                             " does not fit the ",
-                                             r.remaining(), " bytes left"));
+  if (nsets < 0 ||
+      static_cast<size_t>(nsets) > r.remaining() / kLabelSetFixed) {
+    return DataLossAt(
+        count_at, absl::StrCat("label set count ", nsets, " does not fit the ",
+                               r.remaining(), " bytes left"));
   }
   for (int32_t i = 0; i < nsets; ++i) {
     LabelSet set;
@@ -276,9 +276,9 @@ absl::StatusOr<MetaRecord> DecodeLabel(MetaType tag, ByteReader& r) {
     if (!r.ok()) return r.status();
     if (jsonlen < 0 || static_cast<size_t>(jsonlen) > kMaxLabelJsonLength ||
         static_cast<size_t>(jsonlen) > r.remaining()) {
-      return DataLossAt(len_at, absl::StrCat("label set ", i, ": json length ",
-                                             jsonlen, " invalid with ",
-                                             r.remaining(), " bytes left"));
+      return DataLossAt(
+          len_at, absl::StrCat("label set ", i, ": json length ", jsonlen,
+                               " invalid with ", r.remaining(), " bytes left"));
     }
     std::span<const uint8_t> json = r.ReadBytes(jsonlen);
     set.json.assign(json.begin(), json.end());
@@ -293,10 +293,10 @@ absl::StatusOr<MetaRecord> DecodeLabel(MetaType tag, ByteReader& r) {
       set.error = nlabels;
     } else if (static_cast<size_t>(nlabels) > kMaxLabels ||
                static_cast<size_t>(nlabels) > r.remaining() / kLabelEntrySize) {
-      return DataLossAt(nlabels_at,
-                        absl::StrCat("label set ", i, ": label count ", nlabels,
-                                     " invalid with ", r.remaining(),
-                                     " bytes left"));
+      return DataLossAt(
+          nlabels_at,
+          absl::StrCat("label set ", i, ": label count ", nlabels,
+                       " invalid with ", r.remaining(), " bytes left"));
     }
     for (int32_t j = 0; j < nlabels; ++j) {
       const uint64_t at = r.offset();
@@ -310,11 +310,11 @@ absl::StatusOr<MetaRecord> DecodeLabel(MetaType tag, ByteReader& r) {
       if (size_t{l.name_offset} + l.name_length > set.json.size() ||
           size_t{l.value_offset} + l.value_length > set.json.size()) {
         return DataLossAt(
-            at, absl::StrCat("label set ", i, ": label ", j, " (name ",
-                             l.name_offset, "+", l.name_length, ", value ",
-                             l.value_offset, "+", l.value_length,
-                             ") lies outside the ", set.json.size(),
-                             "-byte json"));
+            at,
+            absl::StrCat("label set ", i, ": label ", j, " (name ",
+                         l.name_offset, "+", l.name_length, ", value ",
+                         l.value_offset, "+", l.value_length,
+                         ") lies outside the ", set.json.size(), "-byte json"));
       }
       set.labels.push_back(l);
     }
@@ -344,8 +344,8 @@ absl::StatusOr<MetaRecord> DecodeText(ByteReader& r) {
                                bytes.size());
   const size_t nul = text.find('\0');
   if (nul == absl::string_view::npos) {
-    return DataLossAt(text_at, absl::StrCat("text of ", text.size(),
-                                            " bytes has no NUL"));
+    return DataLossAt(
+        text_at, absl::StrCat("text of ", text.size(), " bytes has no NUL"));
   }
   if (nul + 1 != text.size()) {
     return DataLossAt(text_at + nul + 1,
@@ -528,17 +528,17 @@ absl::Status CheckLabelName(absl::string_view name) {
   auto alpha = [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
   };
-  bool ok = !name.empty() && name.size() <= kMaxLabelNameLength &&
-            alpha(name[0]);
+  bool ok =
+      !name.empty() && name.size() <= kMaxLabelNameLength && alpha(name[0]);
   for (size_t i = 1; ok && i < name.size(); ++i) {
     const char c = name[i];
     ok = alpha(c) || (c >= '0' && c <= '9') || c == '_';
   }
   if (!ok) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "label name \"", absl::CEscape(name.substr(0, 300)),
-        "\" is not [A-Za-z][A-Za-z0-9_]* of at most ", kMaxLabelNameLength,
-        " bytes"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("label name \"", absl::CEscape(name.substr(0, 300)),
+                     "\" is not [A-Za-z][A-Za-z0-9_]* of at most ",
+                     kMaxLabelNameLength, " bytes"));
   }
   return absl::OkStatus();
 }
@@ -614,9 +614,10 @@ absl::Status EncodeInDom(int version, const InDom& indom,
           absl::StrCat("instance ", i, ": negative id ", inst.inst));
     }
     if (inst.deleted && (!indom.delta || !inst.name.empty())) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "instance ", i, ": deleted instances belong in delta records and "
-          "have no name"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("instance ", i,
+                       ": deleted instances belong in delta records and "
+                       "have no name"));
     }
     if (HasNul(inst.name)) {
       return absl::InvalidArgumentError(
@@ -629,9 +630,9 @@ absl::Status EncodeInDom(int version, const InDom& indom,
     return absl::InvalidArgumentError("instance domain too large");
   }
   const size_t begin = BeginFrame(out);
-  PutBig32(Tag(indom.delta  ? MetaType::kInDomDelta
-               : v3         ? MetaType::kInDom
-                            : MetaType::kInDomV2),
+  PutBig32(Tag(indom.delta ? MetaType::kInDomDelta
+               : v3        ? MetaType::kInDom
+                           : MetaType::kInDomV2),
            out);
   PutTimestamp(v3, indom.timestamp, out);
   PutBig32(indom.indom, out);
@@ -764,8 +765,8 @@ absl::StatusOr<LabelSet> MakeLabelSet(int32_t inst, absl::string_view json,
                                       uint8_t flags) {
   // __pmAddLabels refuses input of PM_MAXLABELJSONLEN - 1 bytes or more.
   if (json.size() + 1 >= kMaxLabelJsonLength) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "label json of ", json.size(), " bytes is too long"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("label json of ", json.size(), " bytes is too long"));
   }
   std::map<std::string, std::string> labels;
   if (absl::Status s = ParseInto(json, &labels); !s.ok()) return s;
@@ -779,8 +780,8 @@ absl::StatusOr<LabelSet> MakeLabelSet(int32_t inst, absl::string_view json,
   // __pmMergeLabelSets leaves room for the final '}', a NUL and one byte it
   // miscounts, so a merged set is at most 65531 bytes (PCP 6.0.3).
   if (set.json.size() > kMaxLabelJsonLength - 4) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "label json of ", set.json.size(), " bytes is too long"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("label json of ", set.json.size(), " bytes is too long"));
   }
   // Offsets as libpcp's stash_label computes them: the name starts after
   // its opening quote, the value after the name's closing quote and ':'.

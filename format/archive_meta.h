@@ -27,19 +27,19 @@ namespace mmvlog::format {
 // A metric descriptor (pmDesc) with every name of the metric (TYPE_DESC).
 struct Desc {
   uint32_t pmid = 0;
-  int32_t type = 0;                // kType*
+  int32_t type = 0;  // kType*
   uint32_t indom = kIndomNull;
   int32_t sem = 0;                 // kSem*
   uint32_t units = 0;              // pmUnits word (format/pm_units.h)
-  std::vector<std::string> names;  // usually one; PCP readers need >= 1
+  std::vector<std::string> names;  // usually one; none shows as <noname>
 
   bool operator==(const Desc&) const = default;
 };
 
 // One instance of an instance domain observation.
 struct InDomInstance {
-  int32_t inst = 0;   // >= 0; libpcp rejects negative ids
-  std::string name;   // external name; empty when `deleted`
+  int32_t inst = 0;      // >= 0; libpcp rejects negative ids
+  std::string name;      // external name; empty when `deleted`
   bool deleted = false;  // delta records only: the instance has gone
 
   bool operator==(const InDomInstance&) const = default;
@@ -47,16 +47,13 @@ struct InDomInstance {
 
 // An instance domain observed at `timestamp` (TYPE_INDOM_V2, TYPE_INDOM) or
 // the change since the previous observation (v3 TYPE_INDOM_DELTA, `delta`):
-// added instances with their names, and deleted ones.
-//
-// Caution: PCP 6.0.3 readers decode the seconds of a TYPE_INDOM_DELTA record
-// with its two 32-bit halves swapped (1700000001 read back as a 1970 time of
-// day 15:21:36), so pmdumplog then reports "no full indom record". Write
-// full records for archives that 6.0.3 must read.
+// added instances with their names, and deleted ones. pmdumplog 6.0.3 applies
+// a delta to the latest full record (the first record of an indom must be a
+// full one). LOGIMPORT 6.0.3 never writes deltas: it rewrites the full set.
 struct InDom {
   Timestamp timestamp;  // v2 keeps microseconds: nsec is truncated
   uint32_t indom = 0;
-  bool delta = false;   // v3 TYPE_INDOM_DELTA
+  bool delta = false;  // v3 TYPE_INDOM_DELTA
   std::vector<InDomInstance> instances;
 
   bool operator==(const InDom&) const = default;
@@ -68,7 +65,7 @@ struct InDom {
 struct LabelEntry {
   uint16_t name_offset = 0;
   uint8_t name_length = 0;
-  uint8_t flags = 0;          // label type bit | kLabelOptional | kLabelCompound
+  uint8_t flags = 0;  // label type bit | kLabelOptional | kLabelCompound
   uint16_t value_offset = 0;
   uint16_t value_length = 0;
 
@@ -93,7 +90,7 @@ struct LabelSet {
 // record; LOGIMPORT writes one record per set.
 struct LabelRecord {
   Timestamp timestamp;
-  uint32_t type = 0;   // one of kLabelContext .. kLabelInstances
+  uint32_t type = 0;  // one of kLabelContext .. kLabelInstances
   // kLabelContextIdent for context labels; the domain number for domain
   // labels; PmidBuild(domain, cluster, 0) for cluster labels; the PMID for
   // item labels; the indom for indom and instances labels.
@@ -105,7 +102,7 @@ struct LabelRecord {
 
 // Help text of a metric or an instance domain (TYPE_TEXT).
 struct HelpText {
-  uint32_t type = 0;   // (kTextOneLine or kTextHelp) | (kTextPmid or kTextIndom)
+  uint32_t type = 0;  // (kTextOneLine or kTextHelp) | (kTextPmid or kTextIndom)
   uint32_t ident = 0;  // the PMID or the indom
   std::string text;    // stored with a NUL terminator; must not contain NUL
 
@@ -163,8 +160,9 @@ absl::StatusOr<MetaRecord> DecodeMetaRecord(int version,
 // Return values: the set; InvalidArgument for malformed JSON, a name that is
 // not [A-Za-z][A-Za-z0-9_]* of at most kMaxLabelNameLength bytes, a duplicate
 // name, more than kMaxLabels labels, input of 65534 bytes or more or a
-// result over 65531 bytes (libpcp's own limits), or a nested object (PCP 6.0.3 flattens those into "compound"
-// labels inconsistently: {"a":{"b":{"c":1}}} becomes "a.c").
+// result over 65531 bytes (libpcp's own limits), or a nested object (PCP 6.0.3
+// flattens those into "compound" labels inconsistently: {"a":{"b":{"c":1}}}
+// becomes "a.c").
 absl::StatusOr<LabelSet> MakeLabelSet(int32_t inst, absl::string_view json,
                                       uint8_t flags);
 

@@ -60,9 +60,9 @@ absl::Status UnitsError(absl::string_view text, absl::string_view why) {
 
 // The scale named by a space or time word, or -1.
 int SpaceScale(absl::string_view word) {
-  static const absl::string_view kNames[] = {
-      "byte", "Kbyte", "Mbyte", "Gbyte", "Tbyte",
-      "Pbyte", "Ebyte", "Zbyte", "Ybyte"};
+  static const absl::string_view kNames[] = {"byte",  "Kbyte", "Mbyte",
+                                             "Gbyte", "Tbyte", "Pbyte",
+                                             "Ebyte", "Zbyte", "Ybyte"};
   for (int i = 0; i < 9; ++i) {
     if (word == kNames[i]) return i;
   }
@@ -143,8 +143,8 @@ absl::StatusOr<PmUnits> ParseUnits(absl::string_view text) {
     absl::string_view ten = tokens.size() == 2 ? tokens[1] : "";
     int scale = 1;
     if (!absl::ConsumePrefix(&ten, "10") ||
-        (!ten.empty() && (!absl::ConsumePrefix(&ten, "^") ||
-                          !absl::SimpleAtoi(ten, &scale))) ||
+        (!ten.empty() &&
+         (!absl::ConsumePrefix(&ten, "^") || !absl::SimpleAtoi(ten, &scale))) ||
         scale == 0 || !InSigned4(scale)) {
       return UnitsError(text, "expected \"x 10\" or \"x 10^N\"");
     }
@@ -172,8 +172,7 @@ absl::StatusOr<PmUnits> ParseUnits(absl::string_view text) {
     if (parts[0] == "count") {
       which = 2;
       scale = 0;
-      if (parts.size() == 1 && i + 2 < tokens.size() &&
-          tokens[i + 1] == "x") {
+      if (parts.size() == 1 && i + 2 < tokens.size() && tokens[i + 1] == "x") {
         // "count x 10", "count x 10^S" or "count x 10^S^P".
         std::vector<absl::string_view> ten = absl::StrSplit(tokens[i + 2], '^');
         if (ten[0] != "10" || ten.size() > 3 ||

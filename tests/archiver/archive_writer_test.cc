@@ -144,7 +144,7 @@ TEST_P(ArchiveWriterTest, APmidNeverChangesMeaning) {
   format::Desc changed = U64Desc(kPmid);
   changed.type = format::kTypeDouble;
   EXPECT_THAT((*w)->AddDesc(changed),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("different descriptor")));
+              StatusIs(absl::StatusCode::kAlreadyExists, HasSubstr("different descriptor")));
 }
 
 TEST_P(ArchiveWriterTest, TimestampsMustNotGoBackwards) {

@@ -6,14 +6,14 @@
 // that real PCP writes and reads.
 #include "format/archive_meta.h"
 
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <random>
 #include <string>
 #include <variant>
 #include <vector>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -31,7 +31,7 @@ using ::testing::HasSubstr;
 
 constexpr uint32_t kPmidSingle = PmidBuild(245, 0, 1);  // 245.0.1
 constexpr uint32_t kIndom = InDomBuild(245, 1);         // 245.1
-constexpr Timestamp kWhen{1700000000, 250000000};      // 22:13:20.25 UTC
+constexpr Timestamp kWhen{1700000000, 250000000};       // 22:13:20.25 UTC
 constexpr uint64_t kAt = 1000;                          // a record's offset
 
 // 16 bytes a line, with the offset, so a failure shows where bytes differ.
@@ -48,8 +48,8 @@ std::string Hex(std::span<const uint8_t> bytes) {
 std::vector<uint8_t> Payload(const std::vector<uint8_t>& record) {
   EXPECT_GE(record.size(), kFrameOverhead);
   if (record.size() < kFrameOverhead) return {};
-  const uint32_t n = (record[0] << 24) | (record[1] << 16) | (record[2] << 8) |
-                     record[3];
+  const uint32_t n =
+      (record[0] << 24) | (record[1] << 16) | (record[2] << 8) | record[3];
   const size_t e = record.size() - 4;
   const uint32_t t = (record[e] << 24) | (record[e + 1] << 16) |
                      (record[e + 2] << 8) | record[e + 3];
@@ -116,6 +116,7 @@ TEST(ArchiveMetaGolden, Desc) {
       Bytes("test.single"),      // no NUL, no padding
       {0x00, 0x00, 0x00, 0x33},  // length again
   });
+  EXPECT_EQ(want.size(), kFrameOverhead + kDescFixedPayload + 4 + 11);
   std::vector<uint8_t> got;
   ASSERT_OK(EncodeDesc(SingleDesc(), &got));
   EXPECT_EQ(Hex(got), Hex(want));
@@ -182,6 +183,7 @@ TEST(ArchiveMetaGolden, InDomV2) {
       Bytes(std::string("red\0green one\0", 14)),
       {0x00, 0x00, 0x00, 0x3a},  // length again
   });
+  EXPECT_EQ(want.size(), kFrameOverhead + kInDomV2Header + 2 * 8 + 14);
   std::vector<uint8_t> got;
   ASSERT_OK(EncodeInDom(2, RedGreen(), &got));
   EXPECT_EQ(Hex(got), Hex(want));
@@ -204,6 +206,7 @@ TEST(ArchiveMetaGolden, InDomV3) {
       Bytes(std::string("red\0green one\0", 14)),
       {0x00, 0x00, 0x00, 0x3e},  // length again
   });
+  EXPECT_EQ(want.size(), kFrameOverhead + kInDomV3Header + 2 * 8 + 14);
   std::vector<uint8_t> got;
   ASSERT_OK(EncodeInDom(3, RedGreen(), &got));
   EXPECT_EQ(Hex(got), Hex(want));
@@ -261,8 +264,8 @@ LabelRecord DomainLabels() {
   r.timestamp = kWhen;
   r.type = kLabelDomain;
   r.ident = 245;
-  absl::StatusOr<LabelSet> set = MakeLabelSet(kInNull, R"({"agent":"mmv"})",
-                                              kLabelDomain);
+  absl::StatusOr<LabelSet> set =
+      MakeLabelSet(kInNull, R"({"agent":"mmv"})", kLabelDomain);
   EXPECT_THAT(set, IsOk());
   if (set.ok()) r.sets.push_back(*set);
   return r;
@@ -288,6 +291,8 @@ TEST(ArchiveMetaGolden, LabelV2) {
       {0x00, 0x05},              //     ... 5 bytes ("mmv" with quotes)
       {0x00, 0x00, 0x00, 0x43},  // length again
   });
+  EXPECT_EQ(want.size(), kFrameOverhead + kLabelV2Header + kLabelSetFixed + 15 +
+                             kLabelEntrySize);
   std::vector<uint8_t> got;
   ASSERT_OK(EncodeLabelRecord(2, DomainLabels(), &got));
   EXPECT_EQ(Hex(got), Hex(want));
@@ -302,7 +307,8 @@ TEST(ArchiveMetaGolden, LabelV3InstancesInOneRecord) {
   r.type = kLabelInstances;
   r.ident = kIndom;
   r.sets.push_back({0, R"({"colour":"red"})", {{2, 6, 0x20, 10, 5}}});
-  r.sets.push_back({1, R"({"b":null,"colour":"green"})",
+  r.sets.push_back({1,
+                    R"({"b":null,"colour":"green"})",
                     {{2, 1, 0xa0, 5, 4}, {11, 6, 0x20, 19, 7}}});
   const std::vector<uint8_t> want = Cat({
       {0x00, 0x00, 0x00, 0x7f},  // length 127
@@ -329,6 +335,8 @@ TEST(ArchiveMetaGolden, LabelV3InstancesInOneRecord) {
       {0x00, 0x13, 0x00, 0x07},  //     value 19+7
       {0x00, 0x00, 0x00, 0x7f},  // length again
   });
+  EXPECT_EQ(want.size(), kFrameOverhead + kLabelV3Header + 2 * kLabelSetFixed +
+                             16 + 27 + 3 * kLabelEntrySize);
   std::vector<uint8_t> got;
   ASSERT_OK(EncodeLabelRecord(3, r, &got));
   EXPECT_EQ(Hex(got), Hex(want));
@@ -363,13 +371,14 @@ TEST(ArchiveMetaGolden, LabelSetWithErrorCode) {
 TEST(ArchiveMetaGolden, HelpText) {
   const HelpText t{kTextOneLine | kTextPmid, kPmidSingle, "one line"};
   const std::vector<uint8_t> want = Cat({
-      {0x00, 0x00, 0x00, 0x1d},  // length 29
-      {0x00, 0x00, 0x00, 0x04},  // TYPE_TEXT
-      {0x00, 0x00, 0x00, 0x05},  // PM_TEXT_ONELINE | PM_TEXT_PMID
-      {0x3d, 0x40, 0x00, 0x01},  // PMID 245.0.1
+      {0x00, 0x00, 0x00, 0x1d},             // length 29
+      {0x00, 0x00, 0x00, 0x04},             // TYPE_TEXT
+      {0x00, 0x00, 0x00, 0x05},             // PM_TEXT_ONELINE | PM_TEXT_PMID
+      {0x3d, 0x40, 0x00, 0x01},             // PMID 245.0.1
       Bytes(std::string("one line\0", 9)),  // with its NUL
-      {0x00, 0x00, 0x00, 0x1d},  // length again
+      {0x00, 0x00, 0x00, 0x1d},             // length again
   });
+  EXPECT_EQ(want.size(), kFrameOverhead + kTextHeader + 9);
   std::vector<uint8_t> got;
   ASSERT_OK(EncodeHelpText(t, &got));
   EXPECT_EQ(Hex(got), Hex(want));
@@ -403,7 +412,8 @@ TEST(ArchiveMetaDecode, V2TimestampsKeepMicroseconds) {
   d.timestamp.nsec = 250000999;
   std::vector<uint8_t> rec;
   ASSERT_OK(EncodeInDom(2, d, &rec));
-  EXPECT_EQ(DecodeAs<InDom>(2, rec).timestamp, (Timestamp{1700000000, 250000000}));
+  EXPECT_EQ(DecodeAs<InDom>(2, rec).timestamp,
+            (Timestamp{1700000000, 250000000}));
 }
 
 TEST(ArchiveMetaDecode, V3SecondsBeyond32Bits) {
@@ -452,9 +462,9 @@ TEST(ArchiveMetaEncode, RejectsWhatCannotBeRepresented) {
   delta.delta = true;
   EXPECT_THAT(EncodeInDom(2, delta, &out),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("v3")));
-  EXPECT_THAT(EncodeInDom(4, RedGreen(), &out),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("version 4")));
+  EXPECT_THAT(
+      EncodeInDom(4, RedGreen(), &out),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("version 4")));
   InDom d = RedGreen();
   d.instances[1].inst = -2;
   EXPECT_THAT(EncodeInDom(3, d, &out),
@@ -462,9 +472,9 @@ TEST(ArchiveMetaEncode, RejectsWhatCannotBeRepresented) {
                        HasSubstr("negative id -2")));
   d = RedGreen();
   d.instances[0].deleted = true;
-  EXPECT_THAT(EncodeInDom(3, d, &out),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("deleted")));
+  EXPECT_THAT(
+      EncodeInDom(3, d, &out),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("deleted")));
   d = RedGreen();
   d.instances[0].name = std::string("a\0b", 3);
   EXPECT_THAT(EncodeInDom(3, d, &out),
@@ -475,26 +485,24 @@ TEST(ArchiveMetaEncode, RejectsWhatCannotBeRepresented) {
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("does not fit a v2 archive")));
   d.timestamp = {1, 1000000000};
-  EXPECT_THAT(EncodeInDom(3, d, &out),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("nanoseconds")));
+  EXPECT_THAT(
+      EncodeInDom(3, d, &out),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("nanoseconds")));
 
   Desc desc = SingleDesc();
   desc.names.push_back("");
-  EXPECT_THAT(EncodeDesc(desc, &out),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("desc name 1")));
+  EXPECT_THAT(
+      EncodeDesc(desc, &out),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("desc name 1")));
 
-  EXPECT_THAT(EncodeHelpText({kTextPmid, 1, "x"}, &out),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("text type 0x4")));
-  EXPECT_THAT(EncodeHelpText({kTextOneLine | kTextHelp | kTextPmid, 1, "x"},
-                             &out),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("text type")));
-  EXPECT_THAT(EncodeHelpText({kTextOneLine | kTextPmid, 1,
-                              std::string("a\0", 2)},
-                             &out),
+  EXPECT_THAT(
+      EncodeHelpText({kTextPmid, 1, "x"}, &out),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("text type 0x4")));
+  EXPECT_THAT(
+      EncodeHelpText({kTextOneLine | kTextHelp | kTextPmid, 1, "x"}, &out),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("text type")));
+  EXPECT_THAT(EncodeHelpText(
+                  {kTextOneLine | kTextPmid, 1, std::string("a\0", 2)}, &out),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("NUL")));
 
   LabelRecord r = DomainLabels();
@@ -510,9 +518,9 @@ TEST(ArchiveMetaEncode, RejectsWhatCannotBeRepresented) {
   r = DomainLabels();
   r.sets[0].json = std::string(kMaxLabelJsonLength + 1, 'x');
   r.sets[0].labels.clear();
-  EXPECT_THAT(EncodeLabelRecord(3, r, &out),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("exceeds 65535")));
+  EXPECT_THAT(
+      EncodeLabelRecord(3, r, &out),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("exceeds 65535")));
   r = DomainLabels();
   r.sets[0].labels.assign(kMaxLabels + 1, LabelEntry{});
   EXPECT_THAT(EncodeLabelRecord(3, r, &out),
@@ -552,11 +560,12 @@ TEST(ArchiveMetaRoundTrip, BoundaryValues) {
   big.timestamp = {std::numeric_limits<int32_t>::min(), 999999000};
   big.indom = 0xffffffff;
   for (int i = 0; i < 300; ++i) {
-    big.instances.push_back({i == 0 ? INT32_MAX : i, std::string(i, 'a' + i % 26)});
+    big.instances.push_back(
+        {i == 0 ? INT32_MAX : i, std::string(i, 'a' + i % 26)});
   }
   records.push_back(big);
-  records.push_back(HelpText{kTextHelp | kTextIndom, 0xffffffff,
-                             std::string(70000, 'h')});
+  records.push_back(
+      HelpText{kTextHelp | kTextIndom, 0xffffffff, std::string(70000, 'h')});
   LabelRecord empty;
   empty.type = kLabelContext;
   empty.ident = kLabelContextIdent;
@@ -583,8 +592,8 @@ TEST(ArchiveMetaRoundTrip, BoundaryValues) {
       absl::StatusOr<MetaRecord> got =
           DecodeMetaRecord(version, Payload(bytes), kAt);
       ASSERT_OK(got);
-      EXPECT_TRUE(*got == want) << "version " << version << " index "
-                                << want.index();
+      EXPECT_TRUE(*got == want)
+          << "version " << version << " index " << want.index();
     }
   }
 }
@@ -593,7 +602,9 @@ class RandomRecords {
  public:
   explicit RandomRecords(uint32_t seed) : rng_(seed) {}
 
-  int Int(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
+  int Int(int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng_);
+  }
   uint32_t U32() { return static_cast<uint32_t>(rng_()); }
   std::string Text(int max) {
     std::string s(Int(0, max), 'x');
@@ -663,9 +674,10 @@ class RandomRecords {
         return r;
       }
       default:
-        return HelpText{static_cast<uint32_t>(Int(0, 1) ? kTextOneLine : kTextHelp) |
-                            (Int(0, 1) ? kTextPmid : kTextIndom),
-                        U32(), Text(100)};
+        return HelpText{
+            static_cast<uint32_t>(Int(0, 1) ? kTextOneLine : kTextHelp) |
+                (Int(0, 1) ? kTextPmid : kTextIndom),
+            U32(), Text(100)};
     }
   }
 
@@ -676,7 +688,8 @@ class RandomRecords {
 absl::Status Encode(int version, const MetaRecord& rec,
                     std::vector<uint8_t>* out) {
   if (const auto* d = std::get_if<Desc>(&rec)) return EncodeDesc(*d, out);
-  if (const auto* i = std::get_if<InDom>(&rec)) return EncodeInDom(version, *i, out);
+  if (const auto* i = std::get_if<InDom>(&rec))
+    return EncodeInDom(version, *i, out);
   if (const auto* l = std::get_if<LabelRecord>(&rec)) {
     return EncodeLabelRecord(version, *l, out);
   }
@@ -717,7 +730,8 @@ std::vector<std::pair<int, std::vector<uint8_t>>> SampleRecords() {
     EXPECT_OK(EncodeLabelRecord(version, labels, &r));
     out.emplace_back(version, Payload(r));
     r.clear();
-    EXPECT_OK(EncodeHelpText({kTextHelp | kTextIndom, kIndom, "help\ntext"}, &r));
+    EXPECT_OK(
+        EncodeHelpText({kTextHelp | kTextIndom, kIndom, "help\ntext"}, &r));
     out.emplace_back(version, Payload(r));
   }
   std::vector<uint8_t> r;
@@ -733,8 +747,8 @@ TEST(ArchiveMetaDamage, EveryTruncationIsDataLossWithOffsets) {
   for (const auto& [version, payload] : SampleRecords()) {
     ASSERT_OK(DecodeMetaRecord(version, payload, kAt));
     for (size_t n = 0; n < payload.size(); ++n) {
-      absl::StatusOr<MetaRecord> rec = DecodeMetaRecord(
-          version, std::span(payload).first(n), kAt);
+      absl::StatusOr<MetaRecord> rec =
+          DecodeMetaRecord(version, std::span(payload).first(n), kAt);
       EXPECT_THAT(rec, StatusIs(absl::StatusCode::kDataLoss,
                                 AllOf(HasSubstr("record at offset 1000: "),
                                       HasSubstr("offset 10"))))
@@ -752,9 +766,10 @@ TEST(ArchiveMetaDamage, TrailingBytesAreDataLoss) {
     std::vector<uint8_t> longer = payload;
     longer.push_back(0);
     const std::string where = absl::StrCat("offset ", kAt + 4 + payload.size());
-    EXPECT_THAT(DecodeMetaRecord(version, longer, kAt),
-                StatusIs(absl::StatusCode::kDataLoss,
-                         AllOf(HasSubstr(where), HasSubstr("unexpected bytes"))))
+    EXPECT_THAT(
+        DecodeMetaRecord(version, longer, kAt),
+        StatusIs(absl::StatusCode::kDataLoss,
+                 AllOf(HasSubstr(where), HasSubstr("unexpected bytes"))))
         << "tag " << int{tag};
   }
 }
@@ -803,9 +818,9 @@ TEST(ArchiveMetaDamage, UnknownTagIsDataLossNamingIt) {
 }
 
 TEST(ArchiveMetaDamage, BadVersionIsInvalidArgument) {
-  EXPECT_THAT(DecodeMetaRecord(1, std::vector<uint8_t>{0, 0, 0, 1}, kAt),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("version 1")));
+  EXPECT_THAT(
+      DecodeMetaRecord(1, std::vector<uint8_t>{0, 0, 0, 1}, kAt),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("version 1")));
 }
 
 TEST(ArchiveMetaDamage, DescCounts) {
@@ -815,13 +830,15 @@ TEST(ArchiveMetaDamage, DescCounts) {
   EXPECT_THAT(DecodeMetaRecord(3, With32(p, 24, 0x7fffffff), kAt),
               StatusIs(absl::StatusCode::kDataLoss,
                        HasSubstr("offset 1028: name count 2147483647")));
-  EXPECT_THAT(DecodeMetaRecord(3, With32(p, 24, 0xffffffff), kAt),
-              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("name count -1")));
+  EXPECT_THAT(
+      DecodeMetaRecord(3, With32(p, 24, 0xffffffff), kAt),
+      StatusIs(absl::StatusCode::kDataLoss, HasSubstr("name count -1")));
   EXPECT_THAT(DecodeMetaRecord(3, With32(p, 28, 12), kAt),
               StatusIs(absl::StatusCode::kDataLoss,
                        HasSubstr("offset 1032: name 0: length 12")));
-  EXPECT_THAT(DecodeMetaRecord(3, With32(p, 28, 0x80000000), kAt),
-              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("length -2147483648")));
+  EXPECT_THAT(
+      DecodeMetaRecord(3, With32(p, 28, 0x80000000), kAt),
+      StatusIs(absl::StatusCode::kDataLoss, HasSubstr("length -2147483648")));
   std::vector<uint8_t> nul = p;
   nul[33] = 0;
   EXPECT_THAT(DecodeMetaRecord(3, nul, kAt),
@@ -830,20 +847,20 @@ TEST(ArchiveMetaDamage, DescCounts) {
 }
 
 TEST(ArchiveMetaDamage, InDomContents) {
-  const std::vector<uint8_t> v3 = PayloadOf([](std::vector<uint8_t>* o) {
-    return EncodeInDom(3, RedGreen(), o);
-  });
+  const std::vector<uint8_t> v3 = PayloadOf(
+      [](std::vector<uint8_t>* o) { return EncodeInDom(3, RedGreen(), o); });
   // v3 payload: tag 0, sec 4, nsec 12, indom 16, numinst 20, insts 24 and
   // 28, offsets 32 and 36, strings from 40.
   EXPECT_THAT(DecodeMetaRecord(3, With32(v3, 12, 1000000000), kAt),
               StatusIs(absl::StatusCode::kDataLoss,
                        HasSubstr("offset 1016: timestamp nanoseconds")));
-  EXPECT_THAT(DecodeMetaRecord(3, With32(v3, 20, 4), kAt),
-              StatusIs(absl::StatusCode::kDataLoss,
-                       HasSubstr("offset 1024: instance count 4 does not fit")));
-  EXPECT_THAT(DecodeMetaRecord(3, With32(v3, 20, 0xffffffff), kAt),
-              StatusIs(absl::StatusCode::kDataLoss,
-                       HasSubstr("instance count -1")));
+  EXPECT_THAT(
+      DecodeMetaRecord(3, With32(v3, 20, 4), kAt),
+      StatusIs(absl::StatusCode::kDataLoss,
+               HasSubstr("offset 1024: instance count 4 does not fit")));
+  EXPECT_THAT(
+      DecodeMetaRecord(3, With32(v3, 20, 0xffffffff), kAt),
+      StatusIs(absl::StatusCode::kDataLoss, HasSubstr("instance count -1")));
   EXPECT_THAT(DecodeMetaRecord(3, With32(v3, 28, 0xfffffffe), kAt),
               StatusIs(absl::StatusCode::kDataLoss,
                        HasSubstr("offset 1032: instance 1: negative id -2")));
@@ -857,15 +874,16 @@ TEST(ArchiveMetaDamage, InDomContents) {
                        HasSubstr("offset 1036: instance 0: string offset -1")));
   std::vector<uint8_t> no_nul = v3;
   no_nul.back() = 'x';
-  EXPECT_THAT(DecodeMetaRecord(3, no_nul, kAt),
-              StatusIs(absl::StatusCode::kDataLoss,
-                       HasSubstr("instance 1: name at string offset 4 has no NUL")));
-  const std::vector<uint8_t> v2 = PayloadOf([](std::vector<uint8_t>* o) {
-    return EncodeInDom(2, RedGreen(), o);
-  });
-  EXPECT_THAT(DecodeMetaRecord(2, With32(v2, 8, 1000000), kAt),
-              StatusIs(absl::StatusCode::kDataLoss,
-                       HasSubstr("offset 1012: timestamp microseconds 1000000")));
+  EXPECT_THAT(
+      DecodeMetaRecord(3, no_nul, kAt),
+      StatusIs(absl::StatusCode::kDataLoss,
+               HasSubstr("instance 1: name at string offset 4 has no NUL")));
+  const std::vector<uint8_t> v2 = PayloadOf(
+      [](std::vector<uint8_t>* o) { return EncodeInDom(2, RedGreen(), o); });
+  EXPECT_THAT(
+      DecodeMetaRecord(2, With32(v2, 8, 1000000), kAt),
+      StatusIs(absl::StatusCode::kDataLoss,
+               HasSubstr("offset 1012: timestamp microseconds 1000000")));
 }
 
 TEST(ArchiveMetaDamage, LabelContents) {
@@ -883,11 +901,13 @@ TEST(ArchiveMetaDamage, LabelContents) {
   EXPECT_THAT(DecodeMetaRecord(3, With32(p, 24, 3), kAt),
               StatusIs(absl::StatusCode::kDataLoss,
                        HasSubstr("label set count 3 does not fit")));
-  EXPECT_THAT(DecodeMetaRecord(3, With32(p, 32, 0x10000), kAt),
-              StatusIs(absl::StatusCode::kDataLoss,
-                       HasSubstr("offset 1036: label set 0: json length 65536")));
-  EXPECT_THAT(DecodeMetaRecord(3, With32(p, 32, 0xffffffff), kAt),
-              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("json length -1")));
+  EXPECT_THAT(
+      DecodeMetaRecord(3, With32(p, 32, 0x10000), kAt),
+      StatusIs(absl::StatusCode::kDataLoss,
+               HasSubstr("offset 1036: label set 0: json length 65536")));
+  EXPECT_THAT(
+      DecodeMetaRecord(3, With32(p, 32, 0xffffffff), kAt),
+      StatusIs(absl::StatusCode::kDataLoss, HasSubstr("json length -1")));
   EXPECT_THAT(DecodeMetaRecord(3, With32(p, 51, 256), kAt),
               StatusIs(absl::StatusCode::kDataLoss,
                        HasSubstr("offset 1055: label set 0: label count 256")));
@@ -914,8 +934,9 @@ TEST(ArchiveMetaDamage, TextContents) {
   EXPECT_THAT(DecodeMetaRecord(3, With32(p, 4, kTextPmid), kAt),
               StatusIs(absl::StatusCode::kDataLoss,
                        HasSubstr("offset 1008: text type 0x4 lacks a kind")));
-  EXPECT_THAT(DecodeMetaRecord(3, With32(p, 4, kTextHelp), kAt),
-              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("text type 0x2")));
+  EXPECT_THAT(
+      DecodeMetaRecord(3, With32(p, 4, kTextHelp), kAt),
+      StatusIs(absl::StatusCode::kDataLoss, HasSubstr("text type 0x2")));
   std::vector<uint8_t> no_nul = p;
   no_nul.back() = 'd';
   EXPECT_THAT(DecodeMetaRecord(3, no_nul, kAt),
@@ -939,14 +960,15 @@ TEST(MakeLabelSet, SortsCompactsAndIndexes) {
   EXPECT_EQ(set->inst, kInNull);
   EXPECT_EQ(set->json, R"({"a":"x","b":1})");
   EXPECT_EQ(set->labels, (std::vector<LabelEntry>{{2, 1, 0x90, 5, 3},
-                                                   {10, 1, 0x90, 13, 1}}));
-  set = MakeLabelSet(5, " {\n \"b\" : [1, [2] , \"a b\" ,null] ,\t\"a\" : \"x y\" } ",
-                     kLabelInstances);
+                                                  {10, 1, 0x90, 13, 1}}));
+  set = MakeLabelSet(
+      5, " {\n \"b\" : [1, [2] , \"a b\" ,null] ,\t\"a\" : \"x y\" } ",
+      kLabelInstances);
   ASSERT_OK(set);
   EXPECT_EQ(set->inst, 5);
   EXPECT_EQ(set->json, R"({"a":"x y","b":[1,[2],"a b",null]})");
   EXPECT_EQ(set->labels, (std::vector<LabelEntry>{{2, 1, 0x20, 5, 5},
-                                                   {12, 1, 0x20, 15, 18}}));
+                                                  {12, 1, 0x20, 15, 18}}));
 }
 
 TEST(MakeLabelSet, KeepsValuesAsWritten) {
@@ -961,8 +983,9 @@ TEST(MakeLabelSet, KeepsValuesAsWritten) {
       R"({"n":-0.5E+3,"m":1.50,"s":"\u00e9\"\\","t":true,"f":false,"z":null,"B":[]})",
       kLabelContext);
   ASSERT_OK(set);
-  EXPECT_EQ(set->json,
-            R"({"B":[],"f":false,"m":1.50,"n":-0.5E+3,"s":"\u00e9\"\\","t":true,"z":null})");
+  EXPECT_EQ(
+      set->json,
+      R"({"B":[],"f":false,"m":1.50,"n":-0.5E+3,"s":"\u00e9\"\\","t":true,"z":null})");
   ASSERT_EQ(set->labels.size(), 7u);
   for (const LabelEntry& l : set->labels) {
     EXPECT_EQ(set->json[l.name_offset - 1], '"');
@@ -985,38 +1008,54 @@ TEST(MakeLabelSet, NameRules) {
   for (absl::string_view bad :
        {R"({"1a":1})", R"({"a-b":1})", R"({"a.b":1})", R"({"_c":1})",
         R"({"":1})", R"({"a\u0062":1})", R"({"é":1})"}) {
-    EXPECT_THAT(MakeLabelSet(kInNull, bad, 0),
-                StatusIs(absl::StatusCode::kInvalidArgument,
-                         HasSubstr("label name")))
+    EXPECT_THAT(
+        MakeLabelSet(kInNull, bad, 0),
+        StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("label name")))
         << bad;
   }
   EXPECT_OK(MakeLabelSet(
-      kInNull, absl::StrCat("{\"", std::string(kMaxLabelNameLength, 'a'), "\":1}"),
-      0));
-  EXPECT_THAT(MakeLabelSet(kInNull,
-                           absl::StrCat("{\"", std::string(255, 'a'), "\":1}"), 0),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("at most 254 bytes")));
+      kInNull,
+      absl::StrCat("{\"", std::string(kMaxLabelNameLength, 'a'), "\":1}"), 0));
+  EXPECT_THAT(
+      MakeLabelSet(kInNull, absl::StrCat("{\"", std::string(255, 'a'), "\":1}"),
+                   0),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("at most 254 bytes")));
   EXPECT_THAT(MakeLabelSet(kInNull, R"({"a":1,"b":2,"a":3})", 0),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("\"a\" appears twice")));
 }
 
 TEST(MakeLabelSet, MalformedJson) {
-  for (absl::string_view bad :
-       {"", "x", "[1]", R"({"a":1)", R"({"a":1,})", R"({"a" 1})", R"({"a":})",
-        R"({"a":01})", R"({"a":1.})", R"({"a":-})", R"({"a":1e})",
-        R"({"a":tru})", R"({"a":"x})", "{\"a\":\"x\ny\"}", R"({"a":"\x"})",
-        R"({"a":"\u12g4"})", R"({"a":[1,]})", R"({"a":[1 2]})",
-        R"({"a":1} x)", R"({"a":'x'})", R"({a:1})"}) {
+  for (absl::string_view bad : {"",
+                                "x",
+                                "[1]",
+                                R"({"a":1)",
+                                R"({"a":1,})",
+                                R"({"a" 1})",
+                                R"({"a":})",
+                                R"({"a":01})",
+                                R"({"a":1.})",
+                                R"({"a":-})",
+                                R"({"a":1e})",
+                                R"({"a":tru})",
+                                R"({"a":"x})",
+                                "{\"a\":\"x\ny\"}",
+                                R"({"a":"\x"})",
+                                R"({"a":"\u12g4"})",
+                                R"({"a":[1,]})",
+                                R"({"a":[1 2]})",
+                                R"({"a":1} x)",
+                                R"({"a":'x'})",
+                                R"({a:1})"}) {
     EXPECT_THAT(MakeLabelSet(kInNull, bad, 0),
                 StatusIs(absl::StatusCode::kInvalidArgument,
                          HasSubstr("label json: offset")))
         << bad;
   }
-  EXPECT_THAT(MakeLabelSet(kInNull, absl::StrCat(R"({"a":)",
-                                                 std::string(100, '['),
-                                                 std::string(100, ']'), "}"),
+  EXPECT_THAT(MakeLabelSet(kInNull,
+                           absl::StrCat(R"({"a":)", std::string(100, '['),
+                                        std::string(100, ']'), "}"),
                            0),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("nested too deeply")));
@@ -1043,12 +1082,12 @@ TEST(MakeLabelSet, Limits) {
   EXPECT_OK(MakeLabelSet(kInNull, longest + "  ", 0));
   const std::string too_long =
       absl::StrCat(R"({"a":")", std::string(65532 - 8, 'v'), R"("})");
-  EXPECT_THAT(MakeLabelSet(kInNull, too_long, 0),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("too long")));
-  EXPECT_THAT(MakeLabelSet(kInNull, longest + "   ", 0),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("too long")));
+  EXPECT_THAT(
+      MakeLabelSet(kInNull, too_long, 0),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("too long")));
+  EXPECT_THAT(
+      MakeLabelSet(kInNull, longest + "   ", 0),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("too long")));
 }
 
 TEST(MergeLabelJson, LaterObjectsWin) {
@@ -1062,9 +1101,10 @@ TEST(MergeLabelJson, LaterObjectsWin) {
   json = MergeLabelJson({});
   ASSERT_OK(json);
   EXPECT_EQ(*json, "{}");
-  EXPECT_THAT(MergeLabelJson({"{}", R"({"a":1,"a":2})"}),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("label object 1: label name \"a\" appears twice")));
+  EXPECT_THAT(
+      MergeLabelJson({"{}", R"({"a":1,"a":2})"}),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("label object 1: label name \"a\" appears twice")));
   EXPECT_THAT(MergeLabelJson({R"({"a":)"}),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("label object 0: label json")));

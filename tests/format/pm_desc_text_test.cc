@@ -44,21 +44,30 @@ TEST(ParseType, AcceptsTypeNameAndPmTypeStr) {
     EXPECT_EQ(*parsed, t);
   }
   const std::pair<const char*, int32_t> kPmTypeStr[] = {
-      {"NO_SUPPORT", kTypeNoSupport}, {"32", kType32},
-      {"U32", kTypeU32},              {"64", kType64},
-      {"U64", kTypeU64},              {"FLOAT", kTypeFloat},
-      {"DOUBLE", kTypeDouble},        {"STRING", kTypeString},
-      {"AGGREGATE", kTypeAggregate},  {"AGGREGATE_STATIC", kTypeAggregateStatic},
-      {"EVENT", kTypeEvent},          {"HIGHRES_EVENT", kTypeHighresEvent},
-      {"UNKNOWN", kTypeUnknown},      {"u64", kTypeU64},
-      {"Double", kTypeDouble},        {"not supported", kTypeNoSupport},
+      {"NO_SUPPORT", kTypeNoSupport},
+      {"32", kType32},
+      {"U32", kTypeU32},
+      {"64", kType64},
+      {"U64", kTypeU64},
+      {"FLOAT", kTypeFloat},
+      {"DOUBLE", kTypeDouble},
+      {"STRING", kTypeString},
+      {"AGGREGATE", kTypeAggregate},
+      {"AGGREGATE_STATIC", kTypeAggregateStatic},
+      {"EVENT", kTypeEvent},
+      {"HIGHRES_EVENT", kTypeHighresEvent},
+      {"UNKNOWN", kTypeUnknown},
+      {"u64", kTypeU64},
+      {"Double", kTypeDouble},
+      {"not supported", kTypeNoSupport},
   };
   for (const auto& [text, type] : kPmTypeStr) {
     absl::StatusOr<int32_t> parsed = ParseType(text);
     ASSERT_OK(parsed) << text;
     EXPECT_EQ(*parsed, type) << text;
   }
-  for (const char* bad : {"", "???", "??? ()", "??? (x)", "int", "U16", " U32"}) {
+  for (const char* bad :
+       {"", "???", "??? ()", "??? (x)", "int", "U16", " U32"}) {
     EXPECT_THAT(ParseType(bad), StatusIs(absl::StatusCode::kInvalidArgument,
                                          HasSubstr("unknown data type")))
         << bad;
@@ -121,7 +130,8 @@ TEST(ParseUnits, InvertsPmUnitsStr) {
       {"/ sec", Units(0, -1, 0, 0, kTimeSec, 0)},
       {"/ count", Units(0, 0, -1, 0, 0, 0)},
       {"byte^2 / sec count", Units(2, -1, -1, kSpaceByte, kTimeSec, 0)},
-      {"Mbyte hour / count x 10^6^3", Units(1, 1, -3, kSpaceMbyte, kTimeHour, 6)},
+      {"Mbyte hour / count x 10^6^3",
+       Units(1, 1, -3, kSpaceMbyte, kTimeHour, 6)},
       {"x 10", Units(0, 0, 0, 0, 0, 1)},
       {"x 10^-8", Units(0, 0, 0, 0, 0, -8)},
       {"space-15 time-9", Units(1, 1, 0, 15, 9, 0)},
@@ -153,9 +163,9 @@ TEST(ParseUnits, RoundTripsEveryCanonicalUnit) {
           // pmUnitsStr prints scale 1 squared and scale 2 alike; see the
           // header.
           if (sc == 1 && dc != 1 && dc != -1 && dc != 0) continue;
-          const PmUnits u = Units(ds, dt, dc, ds ? (ds + 8) % 16 : 0,
-                                  dt ? (dt + 8) % 16 : 0,
-                                  (dc || (!ds && !dt)) ? sc : 0);
+          const PmUnits u =
+              Units(ds, dt, dc, ds ? (ds + 8) % 16 : 0, dt ? (dt + 8) % 16 : 0,
+                    (dc || (!ds && !dt)) ? sc : 0);
           const std::string text = UnitsToString(u);
           absl::StatusOr<PmUnits> back = ParseUnits(text);
           ASSERT_OK(back) << text;
@@ -169,11 +179,28 @@ TEST(ParseUnits, RoundTripsEveryCanonicalUnit) {
 }
 
 TEST(ParseUnits, RejectsWhatPmUnitsStrNeverPrints) {
-  for (const char* bad :
-       {"bytes", "Kbyte /", "/", "/ / sec", "sec^0", "sec^-1", "sec^x",
-        "sec^2^2", "count x", "count x 100", "count x 10^", "count x 10^a",
-        "x", "x 10^0", "x 10 x", "x 100", "byte^8", "/ byte^9",
-        "count x 10^8", "space-16", "time--1", "Kbyte Mbyte"}) {
+  for (const char* bad : {"bytes",
+                          "Kbyte /",
+                          "/",
+                          "/ / sec",
+                          "sec^0",
+                          "sec^-1",
+                          "sec^x",
+                          "sec^2^2",
+                          "count x",
+                          "count x 100",
+                          "count x 10^",
+                          "count x 10^a",
+                          "x",
+                          "x 10^0",
+                          "x 10 x",
+                          "x 100",
+                          "byte^8",
+                          "/ byte^9",
+                          "count x 10^8",
+                          "space-16",
+                          "time--1",
+                          "Kbyte Mbyte"}) {
     EXPECT_THAT(ParseUnits(bad), StatusIs(absl::StatusCode::kInvalidArgument,
                                           HasSubstr("units \"")))
         << bad;

@@ -4,10 +4,13 @@
 //    must read every record of their .meta, and re-encoding each record must
 //    give back its exact bytes;
 //  - records LOGIMPORT cannot write (pmlogger-style instance label records,
-//    optional labels, descs with two names, indom help) are appended to a
-//    copy of such an archive and pmdumplog must show them as intended;
+//    optional labels, descs with two names, indom help, a v3 delta indom)
+//    are appended to a copy of such an archive, and pmdumplog must show them
+//    as intended;
 //  - MakeLabelSet must build the same json, offsets and flags as libpcp's
 //    __pmAddLabels for a table of inputs and a seeded random sweep.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <pcp/pmapi.h>
 
 #include <cstdio>
@@ -20,9 +23,6 @@
 #include <string>
 #include <variant>
 #include <vector>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -75,8 +75,8 @@ std::string WriteArchive(int version) {
   for (const char* ext : {".0", ".meta", ".index"}) {
     std::remove((base + ext).c_str());
   }
-  RunCommand(absl::StrCat(Runfile("tests/pcp/pcp_meta_writer"), " ", version, " ",
-                   base));
+  RunCommand(absl::StrCat(Runfile("tests/pcp/pcp_meta_writer"), " ", version,
+                          " ", base));
   return base;
 }
 
@@ -154,13 +154,25 @@ std::vector<MetaRecord> Expected() {
       cyan{3, "cyan one"};
   return {
       Desc{kU64, kTypeU64, kIndomNull, kSemCounter, 0x1f013000, {"oracle.u64"}},
-      Desc{kMulti, kTypeDouble, kColours, kSemInstant, 0x00100300,
+      Desc{kMulti,
+           kTypeDouble,
+           kColours,
+           kSemInstant,
+           0x00100300,
            {"oracle.multi"}},
       InDom{t1, kColours, false, {red, green}},
-      Desc{PmidBuild(245, 1, 3), kTypeString, kLetters, kSemDiscrete, 0,
+      Desc{PmidBuild(245, 1, 3),
+           kTypeString,
+           kLetters,
+           kSemDiscrete,
+           0,
            {"oracle.str"}},
       InDom{t1, kLetters, false, {{10, "a"}, {11, "b"}}},
-      Desc{PmidBuild(245, 2, 4), kType32, kIndomNull, kSemInstant, 0x01002000,
+      Desc{PmidBuild(245, 2, 4),
+           kType32,
+           kIndomNull,
+           kSemInstant,
+           0x01002000,
            {"oracle.i32"}},
       HelpText{kTextOneLine | kTextPmid, kU64, "one line"},
       HelpText{kTextHelp | kTextPmid, kU64, "long help\nsecond line"},
@@ -219,8 +231,8 @@ TEST_P(LogImportArchive, LabelSetsAreBuiltAsMakeLabelSetBuildsThem) {
     const auto* rec = std::get_if<LabelRecord>(&d.record);
     if (rec == nullptr) continue;
     for (const LabelSet& set : rec->sets) {
-      absl::StatusOr<LabelSet> made = MakeLabelSet(
-          set.inst, set.json, static_cast<uint8_t>(rec->type));
+      absl::StatusOr<LabelSet> made =
+          MakeLabelSet(set.inst, set.json, static_cast<uint8_t>(rec->type));
       ASSERT_OK(made);
       EXPECT_EQ(*made, set) << set.json;
       ++sets;
@@ -242,8 +254,11 @@ TEST_P(LogImportArchive, PmdumplogReadsRecordsLogImportCannotWrite) {
   }
   std::vector<uint8_t> meta = ReadFile(base + ".meta");
   const Timestamp t{1700000001, 0};
-  ASSERT_OK(EncodeDesc(Desc{PmidBuild(245, 3, 9), kTypeU32, kIndomNull,
-                            kSemDiscrete, 0x00100000,
+  ASSERT_OK(EncodeDesc(Desc{PmidBuild(245, 3, 9),
+                            kTypeU32,
+                            kIndomNull,
+                            kSemDiscrete,
+                            0x00100000,
                             {"oracle.alias.a", "oracle.alias.b"}},
                        &meta));
   // pmlogger's form: all instance sets in one record; one optional label.
@@ -259,28 +274,46 @@ TEST_P(LogImportArchive, PmdumplogReadsRecordsLogImportCannotWrite) {
              {Set(kInNull, R"({"hostname":"oracle.example","n":[1,2.5,"x"]})",
                   kLabelContext)}),
       &meta));
-  ASSERT_OK(EncodeHelpText({kTextHelp | kTextIndom, kColours,
-                            "colours, at length"},
-                           &meta));
+  ASSERT_OK(EncodeHelpText(
+      {kTextHelp | kTextIndom, kColours, "colours, at length"}, &meta));
+  if (version == 3) {  // 1 goes, 7 comes
+    ASSERT_OK(EncodeInDom(3,
+                          InDom{{1700000002, 600000000},
+                                kColours,
+                                true,
+                                {{1, "", true}, {7, "seven"}}},
+                          &meta));
+  }
   WriteFile(copy + ".meta", meta);
 
   const std::string dump = RunCommand("pmdumplog -dhe " + copy);
-  EXPECT_THAT(dump, HasSubstr("PMID: 245.3.9 (oracle.alias.a or oracle.alias.b)\n"
-                              "    Data Type: 32-bit unsigned int  InDom: "
-                              "PM_INDOM_NULL 0xffffffff\n"
-                              "    Semantics: discrete  Units: count\n"));
-  EXPECT_THAT(dump, HasSubstr("    InDom 245.1[2] labels (17 bytes): "
-                              "{\"colour\":\"blue\"}\n"
-                              "        [0] name(2,6) : value(10,6) [instances]\n"));
+  EXPECT_THAT(dump,
+              HasSubstr("PMID: 245.3.9 (oracle.alias.a or oracle.alias.b)\n"
+                        "    Data Type: 32-bit unsigned int  InDom: "
+                        "PM_INDOM_NULL 0xffffffff\n"
+                        "    Semantics: discrete  Units: count\n"));
+  EXPECT_THAT(dump,
+              HasSubstr("    InDom 245.1[2] labels (17 bytes): "
+                        "{\"colour\":\"blue\"}\n"
+                        "        [0] name(2,6) : value(10,6) [instances]\n"));
   EXPECT_THAT(dump, HasSubstr("    InDom 245.1[3] labels (16 bytes): "
                               "{\"shade\":\"cyan\"}\n"
                               "        [0] name(2,5) : value(9,6) "
                               "[instances,optional]\n"));
-  EXPECT_THAT(dump, HasSubstr("    Context labels (45 bytes): "
-                              "{\"hostname\":\"oracle.example\",\"n\":[1,2.5,\"x\"]}\n"
-                              "        [0] name(2,8) : value(12,16) [context]\n"
-                              "        [1] name(30,1) : value(33,11) [context]\n"));
+  EXPECT_THAT(
+      dump, HasSubstr("    Context labels (45 bytes): "
+                      "{\"hostname\":\"oracle.example\",\"n\":[1,2.5,\"x\"]}\n"
+                      "        [0] name(2,8) : value(12,16) [context]\n"
+                      "        [1] name(30,1) : value(33,11) [context]\n"));
   EXPECT_THAT(dump, HasSubstr("InDom: 245.1\ncolours, at length\n"));
+  if (version == 3) {
+    EXPECT_THAT(RunCommand("pmdumplog -i " + copy),
+                HasSubstr("22:13:22.600000000 4 instances\n"
+                          "   0 or \"red\"\n"
+                          "   2 or \"blue\"\n"
+                          "   3 or \"cyan one\"\n"
+                          "   7 or \"seven\"\n"));
+  }
   RunCommand("pmlogcheck " + copy);
 }
 
@@ -303,11 +336,10 @@ PcpLabels AddLabels(const std::string& json, int flags) {
     out.json.assign(set->json, set->jsonlen);
     for (int i = 0; i < set->nlabels; ++i) {
       const pmLabel& l = set->labels[i];
-      out.labels.push_back({static_cast<uint16_t>(l.name),
-                            static_cast<uint8_t>(l.namelen),
-                            static_cast<uint8_t>(l.flags),
-                            static_cast<uint16_t>(l.value),
-                            static_cast<uint16_t>(l.valuelen)});
+      out.labels.push_back(
+          {static_cast<uint16_t>(l.name), static_cast<uint8_t>(l.namelen),
+           static_cast<uint8_t>(l.flags), static_cast<uint16_t>(l.value),
+           static_cast<uint16_t>(l.valuelen)});
     }
   }
   if (set != nullptr) pmFreeLabelSets(set, 1);
@@ -350,7 +382,8 @@ TEST(MakeLabelSetOracle, Table) {
   ExpectSameAsPcp(absl::StrCat("{\"", std::string(254, 'n'), "\":1}"), 0x10);
   ExpectSameAsPcp(absl::StrCat("{\"", std::string(255, 'n'), "\":1}"), 0x10);
   std::string many = "{";
-  for (int i = 0; i < 255; ++i) absl::StrAppend(&many, i ? "," : "", "\"l", i, "\":", i);
+  for (int i = 0; i < 255; ++i)
+    absl::StrAppend(&many, i ? "," : "", "\"l", i, "\":", i);
   ExpectSameAsPcp(many + "}", 0x02);
   for (int size : {65531, 65532, 65533, 65534}) {
     const std::string big =
@@ -408,11 +441,16 @@ TEST(MakeLabelSetOracle, SeededRandomSweep) {
   };
   std::function<std::string(int)> value = [&](int depth) -> std::string {
     switch (pick(0, depth < 1 ? 7 : 6)) {
-      case 0: return "true";
-      case 1: return "false";
-      case 2: return "null";
-      case 3: return std::to_string(pick(-100000, 100000));
-      case 4: return absl::StrCat(pick(-99, 99), ".", pick(0, 999), "e", pick(-5, 5));
+      case 0:
+        return "true";
+      case 1:
+        return "false";
+      case 2:
+        return "null";
+      case 3:
+        return std::to_string(pick(-100000, 100000));
+      case 4:
+        return absl::StrCat(pick(-99, 99), ".", pick(0, 999), "e", pick(-5, 5));
       case 5:
       case 6: {
         std::string s = "\"";
@@ -438,8 +476,8 @@ TEST(MakeLabelSetOracle, SeededRandomSweep) {
                       value(0), space());
     }
     json += "}" + space();
-    static const uint8_t kFlags[] = {0x01, 0x02, 0x04, 0x08, 0x10, 0x20,
-                                     0x81, 0xa0, 0x90};
+    static const uint8_t kFlags[] = {0x01, 0x02, 0x04, 0x08, 0x10,
+                                     0x20, 0x81, 0xa0, 0x90};
     ExpectSameAsPcp(json, kFlags[pick(0, 8)]);
     if (::testing::Test::HasFailure()) break;
   }

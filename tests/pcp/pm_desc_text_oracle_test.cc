@@ -1,6 +1,8 @@
 // format/pm_desc_text against libpcp 6.0.3 itself: pmPrintDesc (what pminfo
 // -d and pmdumplog -d print), pmTypeStr, pmSemStr, pmUnitsStr, pmIDStr and
 // pmInDomStr, over whole ranges and a seeded random sweep.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <pcp/pmapi.h>
 
 #include <cstdio>
@@ -8,9 +10,6 @@
 #include <cstring>
 #include <random>
 #include <string>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include "format/archive_format.h"
 #include "format/pm_desc_text.h"
@@ -89,9 +88,9 @@ TEST(PmDescTextOracle, SemanticsAsPmPrintDescAndPmSemStr) {
 
 TEST(PmDescTextOracle, UnitsAsPmUnitsStrAndPmPrintDesc) {
   // pmPrintDesc says "none" where pmUnitsStr says "".
-  EXPECT_EQ(Field(PrintDesc(MakeDesc(PM_TYPE_U64, PM_SEM_COUNTER, 0)),
-                  "Units: "),
-            "none");
+  EXPECT_EQ(
+      Field(PrintDesc(MakeDesc(PM_TYPE_U64, PM_SEM_COUNTER, 0)), "Units: "),
+      "none");
   ASSERT_OK(ParseUnits("none"));
   std::mt19937 rng(7);
   char buf[128];
@@ -118,8 +117,8 @@ TEST(PmDescTextOracle, UnitsAsPmUnitsStrAndPmPrintDesc) {
       canonical.scale_count = 0;
     }
     ASSERT_EQ(*parsed, canonical) << text;
-    const std::string printed =
-        Field(PrintDesc(MakeDesc(PM_TYPE_U64, PM_SEM_COUNTER, word)), "Units: ");
+    const std::string printed = Field(
+        PrintDesc(MakeDesc(PM_TYPE_U64, PM_SEM_COUNTER, word)), "Units: ");
     EXPECT_EQ(printed, text.empty() ? "none" : text);
     ++checked;
   }
@@ -127,12 +126,13 @@ TEST(PmDescTextOracle, UnitsAsPmUnitsStrAndPmPrintDesc) {
 }
 
 TEST(PmDescTextOracle, PmidsAndInDomsAsPmIDStrAndPmInDomStr) {
-  std::vector<uint32_t> values = {0,          1,          0xffffffff, 0x7fffffff,
-                                  0x80000000, 0x80000001, 0x7fc00000, 0xffc00000,
-                                  0x7fc00400, 0x7fc00401, 0x7ffffc00, 0xfffffc00,
-                                  0xfffffffe};
+  std::vector<uint32_t> values = {
+      0,          1,          0xffffffff, 0x7fffffff, 0x80000000,
+      0x80000001, 0x7fc00000, 0xffc00000, 0x7fc00400, 0x7fc00401,
+      0x7ffffc00, 0xfffffc00, 0xfffffffe};
   std::mt19937 rng(11);
-  for (int i = 0; i < 100000; ++i) values.push_back(static_cast<uint32_t>(rng()));
+  for (int i = 0; i < 100000; ++i)
+    values.push_back(static_cast<uint32_t>(rng()));
   for (uint32_t cluster = 0; cluster < 4096; cluster += 7) {
     values.push_back(PmidBuild(511, cluster, 0));
     values.push_back(PmidBuild(511, cluster, 0) | 0x80000000u);
@@ -140,7 +140,8 @@ TEST(PmDescTextOracle, PmidsAndInDomsAsPmIDStrAndPmInDomStr) {
   char buf[64];
   for (uint32_t v : values) {
     ASSERT_EQ(PmidString(v), pmIDStr_r(v, buf, sizeof(buf))) << std::hex << v;
-    ASSERT_EQ(InDomString(v), pmInDomStr_r(v, buf, sizeof(buf))) << std::hex << v;
+    ASSERT_EQ(InDomString(v), pmInDomStr_r(v, buf, sizeof(buf)))
+        << std::hex << v;
   }
 }
 

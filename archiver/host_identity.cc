@@ -1,0 +1,68 @@
+#include "archiver/host_identity.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "archiver/posix_file.h"
+#include "format/json.h"
+
+namespace mmvlog::archiver {
+
+std::string HostIdentity::ContextLabels() const {
+  std::vector<std::string> parts;
+  if (!domainname.empty()) {
+    parts.push_back(absl::StrCat("\"domainname\":", format::JsonString(domainname)));
+  }
+  parts.push_back(absl::StrCat("\"hostname\":", format::JsonString(hostname)));
+  if (!machineid.empty()) {
+    parts.push_back(absl::StrCat("\"machineid\":", format::JsonString(machineid)));
+  }
+  return absl::StrCat("{", absl::StrJoin(parts, ","), "}");
+}
+
+HostIdentity LocalHostIdentity() {
+  HostIdentity h;
+  char buf[HOST_NAME_MAX + 1] = {};
+  if (::gethostname(buf, sizeof(buf) - 1) == 0) h.hostname = buf;
+  if (h.hostname.empty()) h.hostname = "localhost";
+  const size_t dot = h.hostname.find('.');
+  if (dot != std::string::npos) h.domainname = h.hostname.substr(dot + 1);
+  char dom[256] = {};
+  if (h.domainname.empty() && ::getdomainname(dom, sizeof(dom) - 1) == 0 &&
+      dom[0] != '\0' && std::string(dom) != "(none)") {
+    h.domainname = dom;
+  }
+  if (h.domainname.empty()) h.domainname = "localdomain";
+  absl::StatusOr<std::string> id = ReadWholeFile("/etc/machine-id");
+  if (id.ok()) h.machineid = std::string(absl::StripAsciiWhitespace(*id));
+
+  ::tzset();
+  const char* tz = ::getenv("TZ");
+  if (tz != nullptr && *tz != '\0') {
+    h.timezone = tz;
+  } else {
+    // PCP's form: standard-time name and the offset west of UTC in hours.
+    const long west_hours = ::timezone / 3600;
+    h.timezone = west_hours == 0 ? std::string(::tzname[0])
+                                 : absl::StrCat(::tzname[0], west_hours > 0 ? "+" : "", west_hours);
+  }
+  char link[PATH_MAX] = {};
+  ssize_t n = ::readlink("/etc/localtime", link, sizeof(link) - 1);
+  if (n > 0) {
+    std::string target(link, n);
+    const size_t at = target.find("zoneinfo/");
+    if (at != std::string::npos) h.zoneinfo = ":" + target.substr(at + 9);
+  }
+  if (tz != nullptr && *tz == ':') h.zoneinfo = tz;
+  return h;
+}
+
+}  // namespace mmvlog::archiver

@@ -1,0 +1,104 @@
+// MmvMapper: turns parsed MMV files into PCP metadata exactly as PCP's MMV
+// PMDA (pmdammv, src/pmdas/mmv/src/mmv.c) exports them, and does better
+// where pmdammv is wrong (shared/notes/PCP-BEHAVIOUR.md sections 1 and 4).
+//
+// As pmdammv: names "<prefix>.<file>.<metric>" ("<prefix>.<metric>" with
+// NOPREFIX) that must match [A-Za-z][A-Za-z0-9_.]*, the alphabetically first
+// file winning a name; PMID (domain, cluster, item) with items up to 1023;
+// the header's cluster when it is 1..4095, a free one otherwise, a file with
+// a cluster above 4095 rejected; indoms (domain, cluster << 11 | serial);
+// semantics 0 read as counter; ELAPSED a 64-bit counter in microseconds;
+// NOSUPPORT metrics absent; help text; v3 labels.
+// Better than pmdammv: a file keeps its cluster, and a name its PMID, for the
+// life of the mapper (one archive), so a PMID never changes meaning; clusters
+// pinned by a file are never handed to another file; cluster labels are kept
+// when the cluster was assigned automatically; indom help text is exported;
+// labels with the OPTIONAL flag are kept; the pmUnits pad byte is zeroed.
+//
+// Pure: no I/O, no clock.
+#ifndef MMVLOG_ARCHIVER_MMV_MAPPING_H_
+#define MMVLOG_ARCHIVER_MMV_MAPPING_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "format/archive_meta.h"
+#include "format/archive_result.h"
+#include "format/mmv_reader.h"
+
+namespace mmvlog::archiver {
+
+inline constexpr uint32_t kMmvDomain = 70;  // MMV in PCP's stdpmid
+
+struct MappingOptions {
+  std::string prefix = "mmv";  // first component of every name
+  uint32_t domain = kMmvDomain;
+};
+
+// How one exported metric gets its values from a snapshot.
+struct MappedMetric {
+  format::Desc desc;
+  format::MmvType mmv_type = format::MmvType::kU64;
+  // Indices into MmvFile::values, in the order pmdammv returns them (the
+  // indom's instance order).
+  std::vector<uint32_t> values;
+};
+
+struct MappedFile {
+  std::string name;  // the file name in the MMV directory
+  std::shared_ptr<const format::MmvFile> mmv;
+  uint32_t cluster = 0;
+  bool sentinel = false;  // MMV_FLAG_SENTINEL
+  std::vector<MappedMetric> metrics;
+  std::vector<format::InDom> indoms;  // full instance lists, no timestamp
+  std::vector<format::HelpText> texts;
+  std::vector<format::LabelRecord> labels;  // cluster/item/indom/instances
+  // Metrics or labels left out, one line each (the file still records).
+  std::vector<std::string> warnings;
+};
+
+class MmvMapper {
+ public:
+  explicit MmvMapper(MappingOptions options = {}) : options_(std::move(options)) {}
+
+  // Reserves the header's cluster of each of `files` (name, header cluster)
+  // before any is mapped, so an automatic cluster never takes one a file
+  // pins. Call with every file seen in a scan, in any order.
+  void ReserveClusters(const std::vector<std::pair<std::string, int32_t>>& files);
+
+  // Maps one file. Errors (the file is not recorded, as pmdammv skips it):
+  // InvalidArgument for a cluster outside 0..4095, ResourceExhausted when no
+  // cluster is free.
+  absl::StatusOr<MappedFile> Map(const std::string& name,
+                                 std::shared_ptr<const format::MmvFile> mmv);
+
+  const MappingOptions& options() const { return options_; }
+
+ private:
+  absl::StatusOr<uint32_t> ClusterFor(const std::string& name, int32_t requested);
+
+  MappingOptions options_;
+  absl::flat_hash_map<std::string, uint32_t> cluster_of_file_;
+  absl::flat_hash_map<uint32_t, std::string> file_of_cluster_;
+  absl::flat_hash_map<uint32_t, std::string> reserved_;  // pinned cluster -> file
+  absl::flat_hash_map<std::string, uint32_t> pmid_of_name_;
+};
+
+// Appends one value set per metric of `file` to `result`, read from `image`
+// (a snapshot of the same generation). `now_usec` is the wall clock in
+// microseconds, for ELAPSED intervals still running. Values that are
+// sentinels under MMV_FLAG_SENTINEL are left out; a value that cannot be
+// decoded becomes an error set (PM_ERR_GENERIC, as pmdammv).
+void AppendValueSets(const MappedFile& file, std::span<const uint8_t> image,
+                     int64_t now_usec, format::Result* result);
+
+// pmdammv's name rule for the whole metric name.
+bool IsValidPcpName(absl::string_view name);
+
+}  // namespace mmvlog::archiver
+
+#endif  // MMVLOG_ARCHIVER_MMV_MAPPING_H_

@@ -1,0 +1,281 @@
+#include "archiver/recorder.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <cstring>
+#include <tuple>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "format/archive_format.h"
+#include "format/archive_types.h"
+
+namespace mmvlog::archiver {
+namespace {
+
+using format::Timestamp;
+
+bool ProcessAlive(int32_t pid) {
+  return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM);
+}
+
+int64_t UnixMicros(absl::Time t) { return absl::ToUnixMicros(t); }
+
+}  // namespace
+
+Recorder::Recorder(RecorderOptions options, LogFunction log)
+    : options_(std::move(options)), log_(std::move(log)) {}
+
+Recorder::~Recorder() {
+  if (writer_ != nullptr) (void)writer_->Close();
+}
+
+uint64_t Recorder::bytes_written() const {
+  return closed_archive_bytes_ + (writer_ ? writer_->total_bytes() : 0);
+}
+
+size_t Recorder::metrics() const {
+  size_t n = 0;
+  for (const auto& [name, s] : files_) {
+    if (s.mapped) n += s.mapped->metrics.size();
+  }
+  return n;
+}
+
+std::map<std::string, std::string> Recorder::ListFiles() {
+  std::map<std::string, std::string> out;
+  if (!options_.mmv_dir.empty()) {
+    DIR* d = ::opendir(options_.mmv_dir.c_str());
+    if (d == nullptr) {
+      std::string err = absl::StrCat("cannot read MMV directory ", options_.mmv_dir, ": ",
+                                     std::strerror(errno));
+      if (err != last_dir_error_) log_(LogLevel::kWarning, err);
+      last_dir_error_ = err;
+    } else {
+      last_dir_error_.clear();
+      while (struct dirent* e = ::readdir(d)) {
+        if (e->d_name[0] == '.') continue;  // as pmdammv
+        const std::string path = absl::StrCat(options_.mmv_dir, "/", e->d_name);
+        struct stat st;
+        if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        out[e->d_name] = path;
+      }
+      ::closedir(d);
+    }
+  }
+  for (const std::string& path : options_.files) {
+    const size_t slash = path.rfind('/');
+    out[slash == std::string::npos ? path : path.substr(slash + 1)] = path;
+  }
+  return out;
+}
+
+void Recorder::Problem(FileState& s, const std::string& name, const std::string& what) {
+  if (what != s.last_error) {
+    log_(LogLevel::kWarning, absl::StrCat(name, ": ", what, "; not recorded until it recovers"));
+  }
+  s.last_error = what;
+}
+
+absl::Status Recorder::OpenArchive(absl::Time now) {
+  const std::string base =
+      archives_.empty() ? options_.archive_base
+                        : absl::StrCat(options_.archive_base, "-", archives_.size() + 1);
+  ArchiveOptions opts = options_.archive;
+  opts.hostname = options_.host.hostname;
+  opts.timezone = options_.host.timezone;
+  opts.zoneinfo = options_.host.zoneinfo;
+  const Timestamp start = format::ToTimestamp(now);
+  absl::StatusOr<std::unique_ptr<ArchiveWriter>> w = ArchiveWriter::Create(base, opts, start);
+  if (!w.ok()) return w.status();
+  writer_ = std::move(*w);
+  mapper_ = std::make_unique<MmvMapper>(options_.mapping);
+  archives_.push_back(base);
+  ++stats_.archives;
+  have_result_ = false;
+  // The context and domain labels pmcd would supply.
+  for (const auto& [type, ident, json] :
+       std::vector<std::tuple<uint32_t, uint32_t, std::string>>{
+           {format::kLabelContext, static_cast<uint32_t>(format::kInNull),
+            options_.host.ContextLabels()},
+           {format::kLabelDomain, options_.mapping.domain, "{\"agent\":\"mmv\"}"}}) {
+    absl::StatusOr<format::LabelSet> set =
+        format::MakeLabelSet(format::kInNull, json, static_cast<uint8_t>(type));
+    if (!set.ok()) return set.status();
+    format::LabelRecord r;
+    r.timestamp = start;
+    r.type = type;
+    r.ident = ident;
+    r.sets.push_back(std::move(*set));
+    if (absl::Status s = writer_->AddLabels(r); !s.ok()) return s;
+  }
+  log_(LogLevel::kInfo, absl::StrCat("recording to archive ", base));
+  return absl::OkStatus();
+}
+
+absl::Status Recorder::WriteMetadata(const MappedFile& f, Timestamp when) {
+  for (const MappedMetric& m : f.metrics) {
+    if (absl::Status s = writer_->AddDesc(m.desc); !s.ok()) return s;
+  }
+  for (format::InDom indom : f.indoms) {
+    indom.timestamp = when;
+    if (absl::Status s = writer_->AddInDom(indom); !s.ok()) return s;
+  }
+  for (const format::HelpText& t : f.texts) {
+    if (absl::Status s = writer_->AddHelpText(t); !s.ok()) return s;
+  }
+  for (format::LabelRecord r : f.labels) {
+    r.timestamp = when;
+    if (absl::Status s = writer_->AddLabels(r); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Recorder::Rotate(absl::Time now, const std::string& why) {
+  log_(LogLevel::kWarning, absl::StrCat(why, "; one archive cannot hold both, so "
+                                        "recording continues in a new archive"));
+  closed_archive_bytes_ += writer_->total_bytes();
+  if (absl::Status s = writer_->Close(); !s.ok()) return s;
+  writer_.reset();
+  if (absl::Status s = OpenArchive(now); !s.ok()) return s;
+  for (auto& [name, st] : files_) {
+    st.mapped.reset();  // remapped (fresh PMIDs) below
+    st.recorded = false;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Recorder::Sample(absl::Time now) {
+  if (writer_ == nullptr) {
+    if (absl::Status s = OpenArchive(now); !s.ok()) return s;
+  }
+  Timestamp stamp = format::ToTimestamp(now);
+  bool need_mark = false;
+  if (have_result_ && stamp < last_stamp_) {
+    // The wall clock stepped back: keep the archive in time order and
+    // tell rate tools there is a discontinuity.
+    log_(LogLevel::kWarning, "wall clock stepped backwards; marking the gap");
+    stamp = last_stamp_;
+    need_mark = true;
+  }
+
+  std::map<std::string, std::string> listed = ListFiles();
+  for (auto it = files_.begin(); it != files_.end();) {
+    if (!listed.contains(it->first)) {
+      if (it->second.mapped) {
+        log_(LogLevel::kInfo, absl::StrCat(it->first, ": file is gone"));
+        need_mark = true;
+      }
+      it = files_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+
+  // Snapshot every file, then map the ones whose metadata is new.
+  std::vector<std::pair<FileState*, MmvSnapshot>> live;
+  std::vector<std::pair<std::string, int32_t>> clusters;
+  for (const auto& [name, path] : listed) {
+    FileState& st = files_[name];
+    if (st.source == nullptr || st.path != path) {
+      st.path = path;
+      st.source = std::make_unique<MmvSource>(path);
+    }
+    absl::StatusOr<MmvSnapshot> snap = st.source->Snapshot();
+    bool ok = snap.ok();
+    if (!ok) {
+      Problem(st, name, std::string(snap.status().message()));
+    } else if ((snap->file->header.flags & format::kMmvFlagProcess) &&
+               !ProcessAlive(snap->file->header.process)) {
+      Problem(st, name, absl::StrCat("process ", snap->file->header.process, " has exited"));
+      ok = false;
+    }
+    if (!ok) {
+      if (st.mapped) need_mark = true;
+      st.mapped.reset();
+      continue;
+    }
+    if (!st.last_error.empty()) {
+      log_(LogLevel::kInfo, absl::StrCat(name, ": readable again"));
+      st.last_error.clear();
+    }
+    clusters.push_back({name, snap->file->header.cluster});
+    live.push_back({&st, std::move(*snap)});
+  }
+  mapper_->ReserveClusters(clusters);
+
+  for (auto& [st, snap] : live) {
+    if (st->mapped && !snap.reloaded && st->mapped->mmv == snap.file) continue;
+    const uint64_t generation = snap.file->header.generation1;
+    if (st->mapped && generation != st->generation) need_mark = true;  // restart
+    if (!st->mapped && st->recorded) need_mark = true;                  // came back
+    const std::string file_name = st->path.substr(st->path.rfind('/') + 1);
+    absl::StatusOr<MappedFile> mapped = mapper_->Map(file_name, snap.file);
+    if (!mapped.ok()) {
+      Problem(*st, file_name, std::string(mapped.status().message()));
+      st->mapped.reset();
+      continue;
+    }
+    for (const std::string& w : mapped->warnings) {
+      log_(LogLevel::kWarning, absl::StrCat(file_name, ": ", w));
+    }
+    absl::Status s = WriteMetadata(*mapped, stamp);
+    if (absl::IsAlreadyExists(s) && writer_->results_in_volume() + writer_->volume() > 0) {
+      // A PMID would change meaning: continue in a new archive (whose fresh
+      // archive cannot conflict, so this happens at most once per sample).
+      if (absl::Status r = Rotate(now, std::string(s.message())); !r.ok()) return r;
+      return Sample(now);
+    }
+    if (!s.ok()) return s;
+    st->mapped = std::make_shared<const MappedFile>(std::move(*mapped));
+    st->generation = generation;
+  }
+
+  if (need_mark && have_result_) {
+    Timestamp mark = last_stamp_;
+    mark.nsec += 1'000'000;  // pmlogger's convention: last record + 1 ms
+    if (mark.nsec >= 1'000'000'000) {
+      mark.nsec -= 1'000'000'000;
+      ++mark.sec;
+    }
+    if (stamp < mark) mark = stamp;
+    if (absl::Status s = writer_->AppendMark(mark); !s.ok()) return s;
+    ++stats_.marks;
+  }
+
+  if (options_.volume_samples > 0 && writer_->results_in_volume() >= options_.volume_samples) {
+    if (absl::Status s = writer_->NewVolume(); !s.ok()) return s;
+  }
+  result_.timestamp = stamp;
+  result_.sets.clear();
+  const int64_t now_usec = UnixMicros(now);
+  for (auto& [st, snap] : live) {
+    if (!st->mapped) continue;
+    AppendValueSets(*st->mapped, snap.image, now_usec, &result_);
+    st->recorded = true;
+  }
+  if (absl::Status s = writer_->AppendResult(result_); !s.ok()) return s;
+  for (const format::ValueSet& set : result_.sets) stats_.values += set.values.size();
+  ++stats_.samples;
+  last_stamp_ = stamp;
+  have_result_ = true;
+  return absl::OkStatus();
+}
+
+absl::Status Recorder::NewVolume() {
+  if (writer_ == nullptr) return absl::OkStatus();
+  return writer_->NewVolume();
+}
+
+absl::Status Recorder::Close() {
+  if (writer_ == nullptr) return absl::OkStatus();
+  closed_archive_bytes_ += writer_->total_bytes();
+  absl::Status s = writer_->Close();
+  writer_.reset();
+  return s;
+}
+
+}  // namespace mmvlog::archiver

@@ -1,0 +1,110 @@
+// Recorder: the loop shared by `mmvlog record` and `mmvlog capture`: MMV
+// files in a directory (and/or named files) -> consistent snapshots -> PCP
+// metadata and results -> one archive.
+//
+// Per sample: the directory is scanned (new files are picked up, vanished
+// ones dropped), each file is snapshotted; a file whose metadata changed
+// (new generation: the application restarted) is mapped again and its new
+// metadata written before the result that uses it. A <mark> record is
+// written when an application restarts (its counters reset), when a file
+// vanishes, fails or comes back, and when the wall clock steps backwards, so
+// rate tools never compute a rate across the gap. A metric whose descriptor
+// changes under the same name cannot be represented in one archive: the
+// recorder closes the archive and continues in a new one, "<base>-2", ...
+// A file that cannot be read is reported (once per distinct error) and the
+// other files keep recording.
+//
+// An unchanged file costs one copy of its values and its share of one
+// encoded write: no metadata work.
+#ifndef MMVLOG_ARCHIVER_RECORDER_H_
+#define MMVLOG_ARCHIVER_RECORDER_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "archiver/archive_writer.h"
+#include "archiver/host_identity.h"
+#include "archiver/mmv_mapping.h"
+#include "archiver/mmv_source.h"
+
+namespace mmvlog::archiver {
+
+enum class LogLevel { kInfo, kWarning, kError };
+using LogFunction = std::function<void(LogLevel, const std::string&)>;
+
+struct RecorderOptions {
+  std::string mmv_dir;             // scanned every sample; "" for none
+  std::vector<std::string> files;  // MMV files named explicitly
+  MappingOptions mapping;
+  std::string archive_base;        // e.g. /var/log/mmvlog/20261122.10.00
+  ArchiveOptions archive;          // version, volume size, ...
+  HostIdentity host;
+  uint64_t volume_samples = 0;     // new volume every N samples (0: never)
+};
+
+struct RecorderStats {
+  uint64_t samples = 0;
+  uint64_t values = 0;
+  uint64_t marks = 0;
+  uint64_t archives = 0;  // archives started (more than 1 after a rotation)
+};
+
+class Recorder {
+ public:
+  Recorder(RecorderOptions options, LogFunction log);
+  ~Recorder();
+
+  // Takes one sample stamped `now`. Errors are those that stop recording
+  // (the archive cannot be created or written); problems with single MMV
+  // files are logged, not returned.
+  absl::Status Sample(absl::Time now);
+  // Starts the next volume (SIGHUP).
+  absl::Status NewVolume();
+  // Writes the final index entry and closes the archive.
+  absl::Status Close();
+
+  const RecorderStats& stats() const { return stats_; }
+  // Every archive base this recorder wrote, in order.
+  const std::vector<std::string>& archives() const { return archives_; }
+  uint64_t bytes_written() const;
+  size_t metrics() const;
+
+ private:
+  struct FileState {
+    std::string path;
+    std::unique_ptr<MmvSource> source;
+    std::shared_ptr<const MappedFile> mapped;  // null while not recording
+    uint64_t generation = 0;  // of the last mapping
+    bool recorded = false;    // ever contributed to this archive
+    std::string last_error;   // to log each distinct problem once
+  };
+
+  std::map<std::string, std::string> ListFiles();
+  absl::Status OpenArchive(absl::Time now);
+  absl::Status WriteMetadata(const MappedFile& f, format::Timestamp when);
+  absl::Status Rotate(absl::Time now, const std::string& why);
+  void Problem(FileState& s, const std::string& name, const std::string& what);
+
+  RecorderOptions options_;
+  LogFunction log_;
+  std::unique_ptr<ArchiveWriter> writer_;
+  std::unique_ptr<MmvMapper> mapper_;
+  std::map<std::string, FileState> files_;  // by name, alphabetical
+  RecorderStats stats_;
+  std::vector<std::string> archives_;
+  format::Timestamp last_stamp_;
+  bool have_result_ = false;
+  uint64_t closed_archive_bytes_ = 0;
+  std::string last_dir_error_;
+  format::Result result_;  // reused per sample
+};
+
+}  // namespace mmvlog::archiver
+
+#endif  // MMVLOG_ARCHIVER_RECORDER_H_
