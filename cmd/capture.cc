@@ -16,7 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "archiver/recorder.h"
-#include "archiver/schedule.h"
+#include "archiver/record_loop.h"
 #include "cmd/common.h"
 #include "cmd/subcommand.h"
 
@@ -106,49 +106,41 @@ int RunCapture(const Invocation& inv) {
   }
   const bool progress = absl::GetFlag(FLAGS_progress) && ::isatty(2);
   const absl::Time start = absl::Now();
-  int64_t index = -1;
   int child_status = -1;
-  absl::Status status;
-  for (;;) {
-    const absl::Time now = absl::Now();
-    if (now - start > duration) break;
-    if (absl::Status s = recorder.Sample(now); !s.ok()) {
-      status = s;
-      break;
+  archiver::LoopHooks hooks;
+  hooks.now = [] { return absl::Now(); };
+  hooks.wait_until = [&](absl::Time deadline) {
+    // With a command running, wake often enough to notice it exit.
+    if (child > 0 && child_status < 0) {
+      deadline = std::min(deadline, absl::Now() + absl::Milliseconds(20));
     }
-    if (progress) {
-      std::fprintf(stderr, "\rcapturing %s: %llu samples, %llu values, %s",
-                   output.c_str(), static_cast<unsigned long long>(recorder.stats().samples),
-                   static_cast<unsigned long long>(recorder.stats().values),
-                   absl::FormatDuration(absl::Trunc(absl::Now() - start, absl::Seconds(1))).c_str());
-    }
-    if (samples > 0 && recorder.stats().samples >= static_cast<uint64_t>(samples)) break;
-    if (child > 0 && child_status >= 0) break;  // the sample after the command ended
-    archiver::Tick tick = archiver::NextTick(start, *interval, index, absl::Now());
-    index = tick.index;
-    bool stopped = false;
-    while (absl::Now() < tick.due) {
-      if (child > 0 && child_status < 0) {
-        int st;
-        if (::waitpid(child, &st, WNOHANG) == child) {
-          child_status = st;
-          break;  // take the final sample now
-        }
-        const absl::Time wake = std::min(tick.due, absl::Now() + absl::Milliseconds(20));
-        if (!SleepUntil(wake)) stopped = true;
-      } else if (!SleepUntil(tick.due)) {
-        stopped = true;
-      }
-      if (stopped) break;
-      if (g_new_volume.exchange(false)) (void)recorder.NewVolume();
-    }
-    if (stopped) break;
+    (void)SleepUntil(deadline);
+  };
+  hooks.poll = [&] {
+    if (g_stop.load()) return archiver::LoopEvent::kStop;
+    if (g_new_volume.exchange(false)) return archiver::LoopEvent::kNewVolume;
     if (child > 0 && child_status < 0) {
       int st;
-      if (::waitpid(child, &st, WNOHANG) == child) child_status = st;
+      if (::waitpid(child, &st, WNOHANG) == child) {
+        child_status = st;
+        return archiver::LoopEvent::kFinalSample;
+      }
     }
-    if (now - start > duration) break;
-  }
+    return archiver::LoopEvent::kNone;
+  };
+  hooks.on_sample = [&] {
+    if (!progress) return;
+    std::fprintf(stderr, "\rcapturing %s: %llu samples, %llu values, %s   ", output.c_str(),
+                 static_cast<unsigned long long>(recorder.stats().samples),
+                 static_cast<unsigned long long>(recorder.stats().values),
+                 absl::FormatDuration(absl::Trunc(absl::Now() - start, absl::Seconds(1))).c_str());
+  };
+  archiver::LoopLimits limits;
+  limits.interval = *interval;
+  limits.samples = samples;
+  limits.duration = duration;
+  archiver::LoopStats loop_stats;
+  absl::Status status = archiver::RunRecordLoop(recorder, limits, hooks, &loop_stats);
   if (progress) std::fputc('\n', stderr);
   absl::Status closed = recorder.Close();
   if (status.ok()) status = closed;

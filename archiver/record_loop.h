@@ -1,0 +1,56 @@
+// RunRecordLoop: samples a Recorder on absolute deadlines (start + k *
+// interval, so no drift over hours), skipping and counting ticks missed
+// because the machine stalled, until a sample count, a duration or an event
+// ends it. Time and waiting come in through hooks, so the loop runs the same
+// under a test's fake clock as under signals in `mmvlog record`.
+#ifndef MMVLOG_ARCHIVER_RECORD_LOOP_H_
+#define MMVLOG_ARCHIVER_RECORD_LOOP_H_
+
+#include <cstdint>
+#include <functional>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "archiver/recorder.h"
+
+namespace mmvlog::archiver {
+
+// What the caller wants after a wake-up.
+enum class LoopEvent {
+  kNone,         // keep going
+  kNewVolume,    // switch volume, keep going (SIGHUP)
+  kFinalSample,  // take one more sample now, then stop (command exited)
+  kStop,         // stop now (SIGTERM)
+};
+
+struct LoopHooks {
+  std::function<absl::Time()> now;
+  // Waits until `deadline` or until something happens; returns early freely.
+  std::function<void(absl::Time deadline)> wait_until;
+  // Polled after every wake-up and sample.
+  std::function<LoopEvent()> poll = [] { return LoopEvent::kNone; };
+  // Called after each sample (progress lines).
+  std::function<void()> on_sample = [] {};
+};
+
+struct LoopLimits {
+  absl::Duration interval = absl::Seconds(1);
+  int64_t samples = 0;  // 0: no limit
+  absl::Duration duration = absl::InfiniteDuration();
+  absl::Time until = absl::InfiniteFuture();
+};
+
+struct LoopStats {
+  int64_t samples = 0;
+  int64_t skipped_ticks = 0;
+  absl::Duration max_lateness;  // sample time minus its deadline
+};
+
+// Runs until a limit or kStop/kFinalSample. The first sample is taken at
+// once. Returns the first Recorder error.
+absl::Status RunRecordLoop(Recorder& recorder, const LoopLimits& limits,
+                           const LoopHooks& hooks, LoopStats* stats);
+
+}  // namespace mmvlog::archiver
+
+#endif  // MMVLOG_ARCHIVER_RECORD_LOOP_H_
