@@ -1,0 +1,235 @@
+#include "archiver/recovery.h"
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <optional>
+#include <variant>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "archiver/archive_reader.h"
+#include "archiver/posix_file.h"
+#include "archiver/writable_file.h"
+#include "format/archive_format.h"
+#include "format/archive_framing.h"
+#include "format/archive_index.h"
+#include "format/archive_label.h"
+#include "format/archive_meta.h"
+#include "format/archive_result.h"
+#include "format/errors.h"
+
+namespace mmvlog::archiver {
+namespace {
+
+using format::Timestamp;
+
+struct Scan {
+  uint64_t good_end = 0;      // end of the last complete record
+  bool torn = false;
+  bool has_label = false;
+  int version = 0;
+  std::optional<Timestamp> last_result;      // volumes
+  uint64_t last_result_offset = 0;
+  std::vector<std::pair<Timestamp, uint64_t>> timed;  // .meta: (ts, offset)
+};
+
+absl::StatusOr<Scan> ScanFile(const std::string& path, int kind /*0 meta, 1 vol*/, int version) {
+  absl::StatusOr<std::string> text = ReadWholeFile(path);
+  if (!text.ok()) return text.status();
+  std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(text->data()), text->size());
+  format::RecordScanner scanner(bytes, 0);
+  Scan scan;
+  for (bool first = true;; first = false) {
+    absl::StatusOr<std::optional<format::Frame>> f = scanner.Next();
+    if (!f.ok()) {
+      if (absl::IsOutOfRange(f.status())) {
+        scan.torn = true;
+        return scan;
+      }
+      return format::WithContext(f.status(), path);
+    }
+    if (!f->has_value()) return scan;
+    if (first) {
+      absl::StatusOr<format::LogLabel> label = format::DecodeLogLabel((*f)->payload);
+      if (!label.ok()) return format::WithContext(label.status(), path);
+      scan.has_label = true;
+      scan.version = label->version;
+      version = label->version;
+    } else if (kind == 1) {
+      absl::StatusOr<format::DecodedResult> r =
+          format::DecodeResult(version, (*f)->payload, (*f)->offset);
+      if (!r.ok()) return format::WithContext(r.status(), path);
+      scan.last_result = r->timestamp;
+      scan.last_result_offset = (*f)->offset;
+    } else {
+      absl::StatusOr<format::MetaRecord> m =
+          format::DecodeMetaRecord(version, (*f)->payload, (*f)->offset);
+      if (!m.ok()) return format::WithContext(m.status(), path);
+      if (auto* d = std::get_if<format::InDom>(&*m)) {
+        scan.timed.push_back({d->timestamp, (*f)->offset});
+      } else if (auto* l = std::get_if<format::LabelRecord>(&*m)) {
+        scan.timed.push_back({l->timestamp, (*f)->offset});
+      }
+    }
+    scan.good_end = scanner.offset();
+  }
+}
+
+}  // namespace
+
+absl::Status RecoverArchive(absl::string_view name, bool dry_run, RecoveryReport* report) {
+  const std::string base = ArchiveBaseName(name);
+  auto act = [&](const std::string& what, auto&& fn) -> absl::Status {
+    report->actions.push_back(what);
+    if (dry_run) return absl::OkStatus();
+    return fn();
+  };
+  auto truncate_to = [&](const std::string& path, uint64_t size, uint64_t was) {
+    return act(absl::StrCat(path, ": cut torn tail at offset ", size, " (", was - size, " bytes)"),
+               [&]() -> absl::Status {
+                 if (::truncate(path.c_str(), static_cast<off_t>(size)) != 0) {
+                   return absl::ErrnoToStatus(errno, absl::StrCat("truncate ", path));
+                 }
+                 return absl::OkStatus();
+               });
+  };
+
+  const std::string meta_path = base + ".meta";
+  absl::StatusOr<Scan> meta = ScanFile(meta_path, 0, 0);
+  if (!meta.ok()) return meta.status();
+  if (!meta->has_label) {
+    return absl::DataLossError(absl::StrCat(meta_path, ": no complete archive label; nothing to recover"));
+  }
+  const int version = meta->version;
+  absl::StatusOr<struct stat> meta_st = StatPath(meta_path);
+  if (!meta_st.ok()) return meta_st.status();
+  if (meta->torn) {
+    if (absl::Status s = truncate_to(meta_path, meta->good_end, meta_st->st_size); !s.ok()) return s;
+  }
+
+  // Volumes, in order; compressed ones were finished before compression.
+  const size_t slash = base.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : base.substr(0, slash);
+  const std::string stem = slash == std::string::npos ? base : base.substr(slash + 1);
+  std::vector<std::pair<int64_t, std::string>> volumes;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (struct dirent* e = ::readdir(d)) {
+      absl::string_view f = e->d_name;
+      if (!absl::StartsWith(f, stem + ".")) continue;
+      absl::string_view rest = f.substr(stem.size() + 1);
+      int64_t n;
+      if (!rest.empty() && std::all_of(rest.begin(), rest.end(), absl::ascii_isdigit) &&
+          absl::SimpleAtoi(rest, &n)) {
+        volumes.push_back({n, absl::StrCat(dir, "/", f)});
+      }
+    }
+    ::closedir(d);
+  }
+  std::sort(volumes.begin(), volumes.end());
+  std::vector<uint64_t> volume_size(volumes.empty() ? 0 : volumes.back().first + 1, 0);
+  std::optional<Timestamp> last;
+  int64_t last_volume = -1;
+  uint64_t last_offset = 0;
+  for (const auto& [n, path] : volumes) {
+    absl::StatusOr<Scan> vol = ScanFile(path, 1, version);
+    if (!vol.ok()) return vol.status();
+    absl::StatusOr<struct stat> st = StatPath(path);
+    if (!st.ok()) return st.status();
+    if (!vol->has_label) {
+      // Died while creating the volume: it holds nothing.
+      if (absl::Status s = act(absl::StrCat(path, ": no complete label; removed"),
+                               [&]() -> absl::Status {
+                                 if (::unlink(path.c_str()) != 0) {
+                                   return absl::ErrnoToStatus(errno, absl::StrCat("remove ", path));
+                                 }
+                                 return absl::OkStatus();
+                               });
+          !s.ok()) {
+        return s;
+      }
+      continue;
+    }
+    if (vol->torn) {
+      if (absl::Status s = truncate_to(path, vol->good_end, st->st_size); !s.ok()) return s;
+    }
+    volume_size[n] = vol->good_end;
+    if (vol->last_result) {
+      last = vol->last_result;
+      last_volume = n;
+      last_offset = vol->last_result_offset;
+    }
+  }
+
+  // The index: whole entries that point inside the (repaired) files.
+  const std::string index_path = base + ".index";
+  absl::StatusOr<std::string> index = ReadWholeFile(index_path);
+  std::vector<format::IndexEntry> kept;
+  const uint64_t label_size =
+      (version == format::kLogVersion2 ? format::kLabelV2PayloadSize : format::kLabelV3PayloadSize) +
+      format::kFrameOverhead;
+  const size_t esize = format::IndexEntrySize(version);
+  bool rewrite = !index.ok() || index->size() < label_size;
+  if (!rewrite) {
+    const size_t n = (index->size() - label_size) / esize;
+    if (label_size + n * esize != index->size()) rewrite = true;  // torn entry
+    for (size_t i = 0; i < n; ++i) {
+      absl::StatusOr<format::IndexEntry> e = format::DecodeIndexEntry(
+          version, std::span<const uint8_t>(
+                       reinterpret_cast<const uint8_t*>(index->data()) + label_size + i * esize, esize));
+      if (!e.ok() || e->volume < 0 || static_cast<size_t>(e->volume) >= volume_size.size() ||
+          e->data_offset > volume_size[e->volume] || e->meta_offset > meta->good_end) {
+        rewrite = true;
+        continue;
+      }
+      kept.push_back(*e);
+    }
+  }
+  // The final entry pmlogger writes at exit: at the last result, with the
+  // .meta offset before any metadata stamped after it.
+  if (last) {
+    format::IndexEntry fin;
+    fin.timestamp = *last;
+    fin.volume = static_cast<int32_t>(last_volume);
+    fin.data_offset = last_offset;
+    fin.meta_offset = meta->good_end;
+    for (const auto& [ts, off] : meta->timed) {
+      if (*last < ts) {
+        fin.meta_offset = off;
+        break;
+      }
+    }
+    const bool have_final = !kept.empty() && kept.back().volume == fin.volume &&
+                            kept.back().data_offset >= fin.data_offset;
+    if (!have_final) {
+      kept.push_back(fin);
+      rewrite = true;
+    }
+  }
+  if (!rewrite) return absl::OkStatus();
+  return act(absl::StrCat(index_path, ": rewritten with ", kept.size(), " valid entries"),
+             [&]() -> absl::Status {
+               // Keep the label that was there (or rebuild it from .meta's).
+               std::vector<uint8_t> out;
+               absl::StatusOr<std::string> meta_text = ReadWholeFile(meta_path);
+               if (!meta_text.ok()) return meta_text.status();
+               std::span<const uint8_t> mb(reinterpret_cast<const uint8_t*>(meta_text->data()),
+                                           meta_text->size());
+               format::RecordScanner sc(mb, 0);
+               absl::StatusOr<std::optional<format::Frame>> f = sc.Next();
+               if (!f.ok() || !f->has_value()) return absl::DataLossError("meta label vanished");
+               absl::StatusOr<format::LogLabel> label = format::DecodeLogLabel((*f)->payload);
+               if (!label.ok()) return label.status();
+               label->volume = format::kVolumeIndex;
+               if (absl::Status s = format::EncodeLogLabel(*label, &out); !s.ok()) return s;
+               for (const format::IndexEntry& e : kept) {
+                 if (absl::Status s = format::EncodeIndexEntry(version, e, &out); !s.ok()) return s;
+               }
+               return WriteFileAtomically(index_path, out);
+             });
+}
+
+}  // namespace mmvlog::archiver
