@@ -1,10 +1,14 @@
 #include "archiver/archive_writer.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <optional>
 #include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "archiver/archive_reader.h"
+#include "archiver/recovery.h"
 #include "format/archive_format.h"
 
 namespace mmvlog::archiver {
@@ -50,6 +54,52 @@ absl::StatusOr<std::unique_ptr<ArchiveWriter>> ArchiveWriter::Create(
     w->closed_ = true;
     return s;
   }
+  return w;
+}
+
+absl::StatusOr<std::unique_ptr<ArchiveWriter>> ArchiveWriter::Resume(
+    std::string base, const ArchiveOptions& options) {
+  RecoveryReport report;
+  if (absl::Status s = RecoverArchive(base, false, &report); !s.ok()) return s;
+  absl::StatusOr<std::unique_ptr<ArchiveReader>> reader = ArchiveReader::Open(base);
+  if (!reader.ok()) return reader.status();
+  const ArchiveReader& r = **reader;
+  ArchiveOptions opts = options;
+  opts.version = r.label().version;
+  opts.hostname = r.label().hostname;
+  opts.timezone = r.label().timezone;
+  opts.zoneinfo = r.label().zoneinfo;
+  opts.pid = r.label().pid;
+  std::unique_ptr<ArchiveWriter> w(new ArchiveWriter(base, opts, r.label().start));
+  for (const format::Desc& d : r.meta().descs) w->descs_.emplace(d.pmid, d);
+  for (const auto& [id, history] : r.meta().indoms) w->indoms_[id] = history.back();
+  for (const format::HelpText& t : r.meta().texts) w->texts_.insert({t.type, t.ident});
+  for (const format::LabelRecord& l : r.meta().labels) w->labels_[{l.type, l.ident}] = l;
+  // The last timestamp: results are in time order, so the last one read.
+  int last_volume = 0;
+  for (const std::string& v : r.volumes()) {
+    const size_t dot = v.rfind('.');
+    last_volume = std::max(last_volume, std::atoi(v.c_str() + dot + 1));
+  }
+  for (;;) {
+    absl::StatusOr<std::optional<format::DecodedResult>> next = (*reader)->Next();
+    if (!next.ok()) return next.status();
+    if (!next->has_value()) break;
+    w->have_last_ = true;
+    w->last_stamp_ = (*next)->timestamp;
+  }
+  absl::StatusOr<std::unique_ptr<WritableFile>> meta = OpenWritableFile(base + ".meta", true);
+  if (!meta.ok()) return meta.status();
+  w->meta_ = std::move(*meta);
+  absl::StatusOr<std::unique_ptr<WritableFile>> index = OpenWritableFile(base + ".index", true);
+  if (!index.ok()) return index.status();
+  w->index_ = std::move(*index);
+  w->meta_offset_after_last_result_ = w->meta_->size();
+  if (absl::Status s = w->OpenVolume(last_volume + 1); !s.ok()) {
+    w->closed_ = true;
+    return s;
+  }
+  w->last_volume_ = -1;  // no result of this session yet for the final entry
   return w;
 }
 

@@ -61,6 +61,18 @@ class ArchiveWriter {
   static absl::StatusOr<std::unique_ptr<ArchiveWriter>> Create(
       std::string base, const ArchiveOptions& options, format::Timestamp start);
 
+  // Continues an existing archive (after a crash, a full disk or a restart
+  // of the recorder): runs RecoverArchive on it, loads its metadata so
+  // nothing is written twice, and opens the next volume. `options.version`
+  // is taken from the archive. The caller should append a <mark> first:
+  // time passed that the archive does not cover.
+  static absl::StatusOr<std::unique_ptr<ArchiveWriter>> Resume(
+      std::string base, const ArchiveOptions& options);
+
+  // The timestamp of the last result or mark, if any.
+  bool has_last() const { return have_last_; }
+  format::Timestamp last_stamp() const { return last_stamp_; }
+
   ~ArchiveWriter();
 
   // Metadata. Descs are written once per PMID (a second identical desc is a

@@ -63,8 +63,17 @@ void MmvMapper::ReserveClusters(
   }
 }
 
+void MmvMapper::Seed(const std::vector<format::Desc>& descs) {
+  for (const format::Desc& d : descs) {
+    for (const std::string& n : d.names) pmid_of_name_[n] = d.pmid;
+    // Owned by an archived file we have not seen yet: not for new files.
+    file_of_cluster_.try_emplace(format::PmidCluster(d.pmid), "");
+  }
+}
+
 absl::StatusOr<uint32_t> MmvMapper::ClusterFor(const std::string& name,
-                                               int32_t requested) {
+                                               int32_t requested,
+                                               std::optional<uint32_t> seeded) {
   if (requested < 0 || requested > format::kMmvMaxCluster) {
     return absl::InvalidArgumentError(absl::StrCat(
         "cluster ", requested, " in the header is outside 0..",
@@ -72,6 +81,15 @@ absl::StatusOr<uint32_t> MmvMapper::ClusterFor(const std::string& name,
   }
   if (auto it = cluster_of_file_.find(name); it != cluster_of_file_.end()) {
     return it->second;  // stable for the life of the archive
+  }
+  if (seeded) {
+    // The archive being continued already holds this file's metrics.
+    auto owner = file_of_cluster_.find(*seeded);
+    if (owner == file_of_cluster_.end() || owner->second.empty() || owner->second == name) {
+      cluster_of_file_[name] = *seeded;
+      file_of_cluster_[*seeded] = name;
+      return *seeded;
+    }
   }
   auto free_for_us = [&](uint32_t c) {
     if (file_of_cluster_.contains(c)) return false;
@@ -98,7 +116,19 @@ absl::StatusOr<uint32_t> MmvMapper::ClusterFor(const std::string& name,
 absl::StatusOr<MappedFile> MmvMapper::Map(const std::string& name,
                                           std::shared_ptr<const MmvFile> mmv) {
   const MmvFile& f = *mmv;
-  absl::StatusOr<uint32_t> cluster = ClusterFor(name, f.header.cluster);
+  const std::string prefix =
+      (f.header.flags & format::kMmvFlagNoPrefix)
+          ? absl::StrCat(options_.prefix, ".")
+          : absl::StrCat(options_.prefix, ".", name, ".");
+  std::optional<uint32_t> seeded;
+  for (const format::MmvMetric& m : f.metrics) {
+    auto it = pmid_of_name_.find(prefix + m.name);
+    if (it != pmid_of_name_.end()) {
+      seeded = format::PmidCluster(it->second);
+      break;
+    }
+  }
+  absl::StatusOr<uint32_t> cluster = ClusterFor(name, f.header.cluster, seeded);
   if (!cluster.ok()) return cluster.status();
   MappedFile out;
   out.name = name;
@@ -114,11 +144,6 @@ absl::StatusOr<MappedFile> MmvMapper::Map(const std::string& name,
   auto indom_id = [&](uint32_t serial) {
     return format::InDomBuild(domain, (out.cluster << 11) | serial);
   };
-  const std::string prefix =
-      (f.header.flags & format::kMmvFlagNoPrefix)
-          ? absl::StrCat(options_.prefix, ".")
-          : absl::StrCat(options_.prefix, ".", name, ".");
-
   // Values per metric, in indom instance order.
   std::vector<std::vector<uint32_t>> values_of(f.metrics.size());
   for (uint32_t i = 0; i < f.values.size(); ++i) {

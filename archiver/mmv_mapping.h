@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,10 @@ class MmvMapper {
   // pins. Call with every file seen in a scan, in any order.
   void ReserveClusters(const std::vector<std::pair<std::string, int32_t>>& files);
 
+  // Seeds name -> PMID from an archive being continued, so a file recorded
+  // before keeps its cluster and every name its PMID.
+  void Seed(const std::vector<format::Desc>& descs);
+
   // Maps one file. Errors (the file is not recorded, as pmdammv skips it):
   // InvalidArgument for a cluster outside 0..4095, ResourceExhausted when no
   // cluster is free.
@@ -79,7 +84,8 @@ class MmvMapper {
   const MappingOptions& options() const { return options_; }
 
  private:
-  absl::StatusOr<uint32_t> ClusterFor(const std::string& name, int32_t requested);
+  absl::StatusOr<uint32_t> ClusterFor(const std::string& name, int32_t requested,
+                                      std::optional<uint32_t> seeded);
 
   MappingOptions options_;
   absl::flat_hash_map<std::string, uint32_t> cluster_of_file_;

@@ -5,11 +5,13 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstring>
 #include <tuple>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "archiver/archive_reader.h"
 #include "format/archive_format.h"
 #include "format/archive_types.h"
 
@@ -89,6 +91,23 @@ absl::Status Recorder::OpenArchive(absl::Time now) {
   opts.timezone = options_.host.timezone;
   opts.zoneinfo = options_.host.zoneinfo;
   const Timestamp start = format::ToTimestamp(now);
+  struct stat st;
+  if (archives_.empty() && options_.resume && ::stat((base + ".meta").c_str(), &st) == 0) {
+    absl::StatusOr<std::unique_ptr<ArchiveWriter>> w = ArchiveWriter::Resume(base, opts);
+    if (!w.ok()) return w.status();
+    writer_ = std::move(*w);
+    mapper_ = std::make_unique<MmvMapper>(options_.mapping);
+    absl::StatusOr<std::unique_ptr<ArchiveReader>> r = ArchiveReader::Open(base);
+    if (r.ok()) mapper_->Seed((*r)->meta().descs);
+    archives_.push_back(base);
+    ++stats_.archives;
+    have_result_ = writer_->has_last();
+    last_stamp_ = writer_->last_stamp();
+    resumed_ = have_result_;
+    log_(LogLevel::kInfo, absl::StrCat("continuing archive ", base, " in volume ",
+                                       writer_->volume()));
+    return absl::OkStatus();
+  }
   absl::StatusOr<std::unique_ptr<ArchiveWriter>> w = ArchiveWriter::Create(base, opts, start);
   if (!w.ok()) return w.status();
   writer_ = std::move(*w);
@@ -148,12 +167,39 @@ absl::Status Recorder::Rotate(absl::Time now, const std::string& why) {
   return absl::OkStatus();
 }
 
+void Recorder::Broken(const absl::Status& why) {
+  log_(LogLevel::kError, absl::StrCat(why.message(), "; samples are dropped until the archive "
+                                      "can be written again"));
+  closed_archive_bytes_ += writer_->total_bytes();
+  (void)writer_->Close();
+  writer_.reset();
+  broken_ = true;
+}
+
+bool Recorder::TryResume() {
+  ArchiveOptions opts = options_.archive;
+  absl::StatusOr<std::unique_ptr<ArchiveWriter>> w = ArchiveWriter::Resume(archives_.back(), opts);
+  if (!w.ok()) return false;
+  writer_ = std::move(*w);
+  closed_archive_bytes_ -= std::min(closed_archive_bytes_, writer_->total_bytes());
+  broken_ = false;
+  resumed_ = true;
+  log_(LogLevel::kInfo, absl::StrCat("archive ", archives_.back(), " writable again; continuing in volume ",
+                                     writer_->volume(), " after ", stats_.dropped, " dropped samples"));
+  return true;
+}
+
 absl::Status Recorder::Sample(absl::Time now) {
+  if (broken_ && !TryResume()) {
+    ++stats_.dropped;
+    return absl::OkStatus();
+  }
   if (writer_ == nullptr) {
     if (absl::Status s = OpenArchive(now); !s.ok()) return s;
   }
   Timestamp stamp = format::ToTimestamp(now);
-  bool need_mark = false;
+  bool need_mark = resumed_;
+  resumed_ = false;
   if (have_result_ && stamp < last_stamp_) {
     // The wall clock stepped back: keep the archive in time order and
     // tell rate tools there is a discontinuity.
@@ -229,7 +275,11 @@ absl::Status Recorder::Sample(absl::Time now) {
       if (absl::Status r = Rotate(now, std::string(s.message())); !r.ok()) return r;
       return Sample(now);
     }
-    if (!s.ok()) return s;
+    if (!s.ok()) {
+      Broken(s);
+      ++stats_.dropped;
+      return absl::OkStatus();
+    }
     st->mapped = std::make_shared<const MappedFile>(std::move(*mapped));
     st->generation = generation;
   }
@@ -242,12 +292,21 @@ absl::Status Recorder::Sample(absl::Time now) {
       ++mark.sec;
     }
     if (stamp < mark) mark = stamp;
-    if (absl::Status s = writer_->AppendMark(mark); !s.ok()) return s;
+    if (absl::Status s = writer_->AppendMark(mark); !s.ok()) {
+      Broken(s);
+      ++stats_.dropped;
+      resumed_ = true;
+      return absl::OkStatus();
+    }
     ++stats_.marks;
   }
 
   if (options_.volume_samples > 0 && writer_->results_in_volume() >= options_.volume_samples) {
-    if (absl::Status s = writer_->NewVolume(); !s.ok()) return s;
+    if (absl::Status s = writer_->NewVolume(); !s.ok()) {
+      Broken(s);
+      ++stats_.dropped;
+      return absl::OkStatus();
+    }
   }
   result_.timestamp = stamp;
   result_.sets.clear();
@@ -257,7 +316,12 @@ absl::Status Recorder::Sample(absl::Time now) {
     AppendValueSets(*st->mapped, snap.image, now_usec, &result_);
     st->recorded = true;
   }
-  if (absl::Status s = writer_->AppendResult(result_); !s.ok()) return s;
+  if (absl::Status s = writer_->AppendResult(result_); !s.ok()) {
+    if (absl::IsFailedPrecondition(s) || absl::IsInvalidArgument(s)) return s;  // a bug
+    Broken(s);
+    ++stats_.dropped;
+    return absl::OkStatus();
+  }
   for (const format::ValueSet& set : result_.sets) stats_.values += set.values.size();
   ++stats_.samples;
   last_stamp_ = stamp;
@@ -266,7 +330,7 @@ absl::Status Recorder::Sample(absl::Time now) {
 }
 
 absl::Status Recorder::NewVolume() {
-  if (writer_ == nullptr) return absl::OkStatus();
+  if (writer_ == nullptr || broken_) return absl::OkStatus();
   return writer_->NewVolume();
 }
 

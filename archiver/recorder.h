@@ -12,7 +12,10 @@
 // changes under the same name cannot be represented in one archive: the
 // recorder closes the archive and continues in a new one, "<base>-2", ...
 // A file that cannot be read is reported (once per distinct error) and the
-// other files keep recording.
+// other files keep recording. When the archive cannot be written (disk
+// full), the error is reported, samples are dropped and counted, and every
+// sample tries to continue the archive (ArchiveWriter::Resume); the gap is
+// marked with a <mark> record. What is on disk stays complete records only.
 //
 // An unchanged file costs one copy of its values and its share of one
 // encoded write: no metadata work.
@@ -46,6 +49,9 @@ struct RecorderOptions {
   ArchiveOptions archive;          // version, volume size, ...
   HostIdentity host;
   uint64_t volume_samples = 0;     // new volume every N samples (0: never)
+  // When archive_base already exists: continue it (after recovery, with a
+  // <mark>) instead of failing.
+  bool resume = false;
 };
 
 struct RecorderStats {
@@ -53,6 +59,7 @@ struct RecorderStats {
   uint64_t values = 0;
   uint64_t marks = 0;
   uint64_t archives = 0;  // archives started (more than 1 after a rotation)
+  uint64_t dropped = 0;   // samples lost while the archive could not be written
 };
 
 class Recorder {
@@ -87,6 +94,9 @@ class Recorder {
 
   std::map<std::string, std::string> ListFiles();
   absl::Status OpenArchive(absl::Time now);
+  // After a write error: the archive cannot take more until it is resumed.
+  void Broken(const absl::Status& why);
+  bool TryResume();
   absl::Status WriteMetadata(const MappedFile& f, format::Timestamp when);
   absl::Status Rotate(absl::Time now, const std::string& why);
   void Problem(FileState& s, const std::string& name, const std::string& what);
@@ -102,6 +112,8 @@ class Recorder {
   bool have_result_ = false;
   uint64_t closed_archive_bytes_ = 0;
   std::string last_dir_error_;
+  bool broken_ = false;      // writer closed after a write error
+  bool resumed_ = false;     // the next result follows a gap
   format::Result result_;  // reused per sample
 };
 

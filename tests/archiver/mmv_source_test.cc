@@ -775,8 +775,9 @@ class MappedFile : public StressFile {
 };
 
 // Rewrites `file` in random ways until `stop`. A complete generation is
-// written as libpcp_mmv writes one: g2 cleared before anything else changes,
-// the content with g2 still 0, g2 last.
+// written as a seqlock writer must: g2 cleared before anything else changes,
+// the content with g2 still 0, g2 last (libpcp_mmv too writes g2 last when
+// it creates a file).
 void RunStressWriter(StressFile* file, bool allow_same_generation_rewrite,
                      uint32_t seed, const std::atomic<bool>* stop,
                      std::atomic<int>* complete_writes) {
