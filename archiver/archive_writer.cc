@@ -170,6 +170,7 @@ absl::Status ArchiveWriter::NewVolume() {
     if (absl::Status s = meta_->Sync(); !s.ok()) return Fail(s);
   }
   if (absl::Status s = data_->Close(); !s.ok()) return Fail(s);
+  finished_volumes_.push_back(data_->path());
   if (absl::Status s = OpenVolume(volume_ + 1); !s.ok()) return Fail(s);
   return absl::OkStatus();
 }
@@ -385,7 +386,12 @@ absl::Status ArchiveWriter::Close() {
     absl::Status s = f->Close();
     if (result.ok()) result = s;
   }
+  if (result.ok() && data_ != nullptr) finished_volumes_.push_back(data_->path());
   return result;
+}
+
+std::vector<std::string> ArchiveWriter::TakeFinishedVolumes() {
+  return std::exchange(finished_volumes_, {});
 }
 
 }  // namespace mmvlog::archiver

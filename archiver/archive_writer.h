@@ -100,6 +100,10 @@ class ArchiveWriter {
   // Writes the final index entry and closes all files.
   absl::Status Close();
 
+  // Paths of volumes finished (closed) since the last call: ready to be
+  // compressed. Close() finishes the last one.
+  std::vector<std::string> TakeFinishedVolumes();
+
   const std::string& base() const { return base_; }
   int version() const { return options_.version; }
   int volume() const { return volume_; }
@@ -143,6 +147,7 @@ class ArchiveWriter {
   absl::flat_hash_set<std::pair<uint32_t, uint32_t>> texts_;
   absl::flat_hash_map<std::pair<uint32_t, uint32_t>, format::LabelRecord> labels_;
   std::vector<uint8_t> scratch_;
+  std::vector<std::string> finished_volumes_;
   absl::Status status_;
   bool closed_ = false;
 };

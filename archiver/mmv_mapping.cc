@@ -1,5 +1,7 @@
 #include "archiver/mmv_mapping.h"
 
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -44,6 +46,15 @@ std::vector<std::string> LabelNames(absl::string_view payload) {
     names.push_back(set->json.substr(e.name_offset, e.name_length));
   }
   return names;
+}
+
+bool Selected(const MappingOptions& o, const std::string& name) {
+  auto any = [&](const std::vector<std::string>& globs) {
+    return std::any_of(globs.begin(), globs.end(), [&](const std::string& g) {
+      return ::fnmatch(g.c_str(), name.c_str(), 0) == 0;
+    });
+  };
+  return (o.include.empty() || any(o.include)) && !any(o.exclude);
 }
 
 }  // namespace
@@ -174,6 +185,7 @@ absl::StatusOr<MappedFile> MmvMapper::Map(const std::string& name,
                                             " does not fit a PMID (max 1023)"));
         continue;
       }
+      if (!Selected(options_, full)) continue;
       if (!IsValidPcpName(full)) {
         out.warnings.push_back(absl::StrCat(full, ": not a valid PCP metric name"));
         continue;

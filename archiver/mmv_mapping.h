@@ -38,6 +38,10 @@ inline constexpr uint32_t kMmvDomain = 70;  // MMV in PCP's stdpmid
 struct MappingOptions {
   std::string prefix = "mmv";  // first component of every name
   uint32_t domain = kMmvDomain;
+  // Shell globs on full metric names (fnmatch(3)): a metric is recorded when
+  // it matches an include pattern (or there are none) and no exclude one.
+  std::vector<std::string> include;
+  std::vector<std::string> exclude;
 };
 
 // How one exported metric gets its values from a snapshot.

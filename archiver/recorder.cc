@@ -84,8 +84,12 @@ void Recorder::Problem(FileState& s, const std::string& name, const std::string&
 
 absl::Status Recorder::OpenArchive(absl::Time now) {
   const std::string base =
-      archives_.empty() ? options_.archive_base
-                        : absl::StrCat(options_.archive_base, "-", archives_.size() + 1);
+      archives_.empty() || next_base_explicit_
+          ? options_.archive_base
+          : absl::StrCat(options_.archive_base, "-", archives_.size() + 1);
+  const bool keep_pmids = next_base_explicit_ && mapper_ != nullptr;
+  next_base_explicit_ = false;
+  current_base_ = base;
   ArchiveOptions opts = options_.archive;
   opts.hostname = options_.host.hostname;
   opts.timezone = options_.host.timezone;
@@ -111,7 +115,7 @@ absl::Status Recorder::OpenArchive(absl::Time now) {
   absl::StatusOr<std::unique_ptr<ArchiveWriter>> w = ArchiveWriter::Create(base, opts, start);
   if (!w.ok()) return w.status();
   writer_ = std::move(*w);
-  mapper_ = std::make_unique<MmvMapper>(options_.mapping);
+  if (!keep_pmids) mapper_ = std::make_unique<MmvMapper>(options_.mapping);
   archives_.push_back(base);
   ++stats_.archives;
   have_result_ = false;
@@ -156,9 +160,8 @@ absl::Status Recorder::WriteMetadata(const MappedFile& f, Timestamp when) {
 absl::Status Recorder::Rotate(absl::Time now, const std::string& why) {
   log_(LogLevel::kWarning, absl::StrCat(why, "; one archive cannot hold both, so "
                                         "recording continues in a new archive"));
-  closed_archive_bytes_ += writer_->total_bytes();
-  if (absl::Status s = writer_->Close(); !s.ok()) return s;
-  writer_.reset();
+  if (absl::Status s = Close(); !s.ok()) return s;
+  mapper_.reset();  // the conflict is over a PMID: fresh ones
   if (absl::Status s = OpenArchive(now); !s.ok()) return s;
   for (auto& [name, st] : files_) {
     st.mapped.reset();  // remapped (fresh PMIDs) below
@@ -338,8 +341,28 @@ absl::Status Recorder::Close() {
   if (writer_ == nullptr) return absl::OkStatus();
   closed_archive_bytes_ += writer_->total_bytes();
   absl::Status s = writer_->Close();
+  for (std::string& v : writer_->TakeFinishedVolumes()) finished_volumes_.push_back(std::move(v));
   writer_.reset();
   return s;
+}
+
+absl::Status Recorder::StartNewArchive(const std::string& base) {
+  absl::Status s = Close();
+  options_.archive_base = base;
+  next_base_explicit_ = true;
+  for (auto& [name, st] : files_) {
+    st.mapped.reset();  // metadata again into the new archive, same PMIDs
+    st.recorded = false;
+  }
+  have_result_ = false;
+  return s;
+}
+
+std::vector<std::string> Recorder::TakeFinishedVolumes() {
+  if (writer_ != nullptr) {
+    for (std::string& v : writer_->TakeFinishedVolumes()) finished_volumes_.push_back(std::move(v));
+  }
+  return std::exchange(finished_volumes_, {});
 }
 
 }  // namespace mmvlog::archiver

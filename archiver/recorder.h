@@ -75,6 +75,12 @@ class Recorder {
   absl::Status NewVolume();
   // Writes the final index entry and closes the archive.
   absl::Status Close();
+  // Closes the current archive and continues in `base` from the next sample
+  // (daily archives). PMIDs stay as they were.
+  absl::Status StartNewArchive(const std::string& base);
+  // Volumes finished since the last call (for compression).
+  std::vector<std::string> TakeFinishedVolumes();
+  const std::string& current_archive() const { return current_base_; }
 
   const RecorderStats& stats() const { return stats_; }
   // Every archive base this recorder wrote, in order.
@@ -108,10 +114,13 @@ class Recorder {
   std::map<std::string, FileState> files_;  // by name, alphabetical
   RecorderStats stats_;
   std::vector<std::string> archives_;
+  std::string current_base_;
+  std::vector<std::string> finished_volumes_;
   format::Timestamp last_stamp_;
   bool have_result_ = false;
   uint64_t closed_archive_bytes_ = 0;
   std::string last_dir_error_;
+  bool next_base_explicit_ = false;  // StartNewArchive named the next base
   bool broken_ = false;      // writer closed after a write error
   bool resumed_ = false;     // the next result follows a gap
   format::Result result_;  // reused per sample

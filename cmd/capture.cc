@@ -18,21 +18,12 @@
 #include "archiver/recorder.h"
 #include "archiver/record_loop.h"
 #include "cmd/common.h"
+#include "cmd/recording_flags.h"
 #include "cmd/subcommand.h"
 
 ABSL_FLAG(std::string, output, "",
           "archive to write (base name: creates BASE.meta, BASE.index, BASE.0); "
           "also -o");
-ABSL_FLAG(std::string, mmv_dir, "",
-          "directory of MMV files to record (default: $PCP_TMP_DIR/mmv, as PCP)");
-ABSL_FLAG(bool, no_dir, false, "record only the MMV files named as arguments");
-ABSL_FLAG(int64_t, samples, 0,
-          "samples to take (default: 1, or until the command exits, or for --duration)");
-ABSL_FLAG(std::string, interval, "1sec", "time between samples, PCP syntax (10sec, 250msec, 1 min)");
-ABSL_FLAG(std::string, duration, "", "record for this long (PCP interval syntax)");
-ABSL_FLAG(int, archive_version, 3, "PCP archive version, 3 (PCP >= 6.2 default) or 2 (older readers)");
-ABSL_FLAG(std::string, prefix, "mmv", "first component of metric names (pmdammv's prefix)");
-ABSL_FLAG(bool, progress, true, "show a progress line when stderr is a terminal");
 
 namespace mmvlog::cmd {
 namespace {
@@ -50,44 +41,18 @@ int RunCapture(const Invocation& inv) {
     std::fprintf(stderr, "mmvlog capture: say where to write: -o ARCHIVE (e.g. -o /tmp/run1)\n");
     return kExitUsage;
   }
-  absl::StatusOr<absl::Duration> interval = ParsePcpInterval(absl::GetFlag(FLAGS_interval));
-  if (!interval.ok()) {
-    std::fprintf(stderr, "mmvlog capture: --interval: %s\n",
-                 std::string(interval.status().message()).c_str());
-    return kExitUsage;
-  }
-  absl::Duration duration = absl::InfiniteDuration();
-  if (!absl::GetFlag(FLAGS_duration).empty()) {
-    absl::StatusOr<absl::Duration> d = ParsePcpInterval(absl::GetFlag(FLAGS_duration));
-    if (!d.ok()) {
-      std::fprintf(stderr, "mmvlog capture: --duration: %s\n", std::string(d.status().message()).c_str());
-      return kExitUsage;
-    }
-    duration = *d;
-  }
-  const int version = absl::GetFlag(FLAGS_archive_version);
-  if (version != 2 && version != 3) {
-    std::fprintf(stderr, "mmvlog capture: --archive_version must be 2 or 3\n");
-    return kExitUsage;
-  }
-  int64_t samples = absl::GetFlag(FLAGS_samples);
-  if (samples < 0) {
-    std::fprintf(stderr, "mmvlog capture: --samples must be positive\n");
+  absl::StatusOr<RecordingSetup> setup = RecordingFromFlags(inv.args);
+  if (!setup.ok()) {
+    std::fprintf(stderr, "mmvlog capture: %s\n", std::string(setup.status().message()).c_str());
     return kExitUsage;
   }
   const bool has_command = !inv.command.empty();
-  if (samples == 0 && !has_command && duration == absl::InfiniteDuration()) samples = 1;
-
-  archiver::RecorderOptions opts;
-  if (!absl::GetFlag(FLAGS_no_dir)) {
-    opts.mmv_dir = absl::GetFlag(FLAGS_mmv_dir).empty() ? DefaultMmvDir() : absl::GetFlag(FLAGS_mmv_dir);
+  if (setup->limits.samples == 0 && !has_command &&
+      setup->limits.duration == absl::InfiniteDuration()) {
+    setup->limits.samples = 1;  // one-shot by default
   }
-  opts.files = inv.args;
-  opts.mapping.prefix = absl::GetFlag(FLAGS_prefix);
+  archiver::RecorderOptions opts = setup->recorder;
   opts.archive_base = output;
-  opts.archive.version = version;
-  opts.archive.pid = static_cast<int32_t>(::getpid());
-  opts.host = archiver::LocalHostIdentity();
   archiver::Recorder recorder(opts, LogLine);
   InstallStopSignals();
 
@@ -104,7 +69,7 @@ int RunCapture(const Invocation& inv) {
       ::_exit(127);
     }
   }
-  const bool progress = absl::GetFlag(FLAGS_progress) && ::isatty(2);
+  const bool progress = setup->progress;
   const absl::Time start = absl::Now();
   int child_status = -1;
   archiver::LoopHooks hooks;
@@ -135,10 +100,7 @@ int RunCapture(const Invocation& inv) {
                  static_cast<unsigned long long>(recorder.stats().values),
                  absl::FormatDuration(absl::Trunc(absl::Now() - start, absl::Seconds(1))).c_str());
   };
-  archiver::LoopLimits limits;
-  limits.interval = *interval;
-  limits.samples = samples;
-  limits.duration = duration;
+  archiver::LoopLimits limits = setup->limits;
   archiver::LoopStats loop_stats;
   absl::Status status = archiver::RunRecordLoop(recorder, limits, hooks, &loop_stats);
   if (progress) std::fputc('\n', stderr);

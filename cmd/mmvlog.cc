@@ -19,9 +19,12 @@ const Subcommand kSubcommands[] = {
     {"inspect", "inspect [--json] FILE",
      "print an MMV file: header, indoms, metrics, help, labels, values",
      RunInspect},
+    {"record", "record [FLAGS] [MMVFILE...]",
+     "the recording daemon: MMV files into daily PCP archives until stopped",
+     RunRecord, "cmd/recording_flags.cc"},
     {"capture", "capture -o ARCHIVE [FLAGS] [MMVFILE...] [-- COMMAND ARGS...]",
      "record MMV metrics into an archive once, for a while, or while a command runs",
-     RunCapture},
+     RunCapture, "cmd/recording_flags.cc"},
     {"demo", "demo [--dir DIR] [--steps N]",
      "run a built-in simulated MMV application and show what mmvlog reads",
      RunDemo},
@@ -70,9 +73,10 @@ int main(int argc, char** argv) {
   }
   // --help shows only this subcommand's flags (those defined in its file).
   const std::string file = absl::StrCat("cmd/", sub->name, ".cc");
+  const std::string shared = sub->shared_flags_file ? sub->shared_flags_file : "";
   absl::FlagsUsageConfig config;
-  config.contains_help_flags = [file](absl::string_view f) {
-    return absl::EndsWith(f, file);
+  config.contains_help_flags = [file, shared](absl::string_view f) {
+    return absl::EndsWith(f, file) || (!shared.empty() && absl::EndsWith(f, shared));
   };
   config.contains_helpshort_flags = config.contains_help_flags;
   config.normalize_filename = [](absl::string_view f) { return std::string(f); };

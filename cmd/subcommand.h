@@ -25,12 +25,15 @@ struct Subcommand {
   const char* usage;    // "inspect [--json] FILE"
   const char* summary;  // one line
   int (*run)(const Invocation& invocation);
+  // Besides cmd/<name>.cc, the file whose flags this subcommand also takes.
+  const char* shared_flags_file = nullptr;
 };
 
 // Entry points, one per file.
 int RunInspect(const Invocation& invocation);
 int RunDemo(const Invocation& invocation);
 int RunCapture(const Invocation& invocation);
+int RunRecord(const Invocation& invocation);
 
 }  // namespace mmvlog::cmd
 
