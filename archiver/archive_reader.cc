@@ -1,6 +1,7 @@
 #include "archiver/archive_reader.h"
 
 #include <dirent.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <utility>
@@ -74,6 +75,10 @@ const std::string* ArchiveMetadata::Text(uint32_t type, uint32_t ident) const {
 
 std::string ArchiveBaseName(absl::string_view name) {
   std::string s(name);
+  // pmlogger_daily names end in digits ("20261122.04.11"): a name whose
+  // .meta exists is a base name already.
+  struct stat st;
+  if (::stat((s + ".meta").c_str(), &st) == 0) return s;
   for (absl::string_view ext : {".zst", ".xz", ".gz", ".bz2"}) {
     if (absl::EndsWith(s, ext)) s.resize(s.size() - ext.size());
   }

@@ -52,7 +52,9 @@ struct ArchiveMetadata {
 };
 
 // Splits "dir/base.0", "dir/base.meta", "dir/base.index", "dir/base.3.zst"
-// or "dir/base" into "dir/base".
+// or "dir/base" into "dir/base". A name whose ".meta" exists is taken as a
+// base name as it is (pmlogger_daily names such as 20261122.04.11 end in
+// digits).
 std::string ArchiveBaseName(absl::string_view name);
 
 class ArchiveReader {

@@ -72,29 +72,22 @@ absl::StatusOr<std::vector<uint8_t>> ReadZstdFile(const std::string& path) {
   std::vector<uint8_t> out;
   std::vector<uint8_t> obuf(ZSTD_DStreamOutSize());
   ZSTD_inBuffer input{compressed->data(), compressed->size(), 0};
-  size_t last = 0;
-  while (input.pos < input.size) {
+  for (;;) {
     ZSTD_outBuffer output{obuf.data(), obuf.size(), 0};
-    last = ZSTD_decompressStream(dctx.get(), &output, &input);
-    if (ZSTD_isError(last)) {
-      return absl::DataLossError(absl::StrCat(path, ": zstd: ", ZSTD_getErrorName(last),
+    const size_t ret = ZSTD_decompressStream(dctx.get(), &output, &input);
+    if (ZSTD_isError(ret)) {
+      return absl::DataLossError(absl::StrCat(path, ": zstd: ", ZSTD_getErrorName(ret),
                                               " near compressed offset ", input.pos));
     }
     out.insert(out.end(), obuf.begin(), obuf.begin() + output.pos);
-    if (output.pos == 0 && input.pos == input.size) break;
-  }
-  // Drain anything still buffered inside the decoder.
-  for (;;) {
-    ZSTD_outBuffer output{obuf.data(), obuf.size(), 0};
-    ZSTD_inBuffer none{nullptr, 0, 0};
-    last = ZSTD_decompressStream(dctx.get(), &output, &none);
-    if (ZSTD_isError(last)) break;
-    out.insert(out.end(), obuf.begin(), obuf.begin() + output.pos);
-    if (output.pos == 0) break;
-  }
-  if (last != 0) {
-    return absl::DataLossError(absl::StrCat(path, ": zstd stream is truncated (",
-                                            compressed->size(), " bytes)"));
+    // ret == 0: a frame ended. With no input left that is the clean end.
+    if (input.pos == input.size && output.pos < output.size) {
+      if (ret != 0) {
+        return absl::DataLossError(absl::StrCat(path, ": zstd stream is truncated (",
+                                                compressed->size(), " bytes)"));
+      }
+      break;
+    }
   }
   return out;
 }
