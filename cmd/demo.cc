@@ -2,6 +2,7 @@
 // with mmvlog's own writer, then shows what mmvlog reads from it. Needs no
 // PCP installation.
 #include <stdlib.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -10,16 +11,22 @@
 #include <string>
 #include <vector>
 
+#include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "archiver/host_identity.h"
+#include "archiver/record_loop.h"
+#include "archiver/recorder.h"
 #include "cmd/demo_app.h"
 #include "cmd/subcommand.h"
 
 ABSL_FLAG(std::string, dir, "",
           "directory for the demo's files (default: a new /tmp/mmvlog-demo-XXXXXX)");
-ABSL_FLAG(int, steps, 5, "simulation steps to run before showing the file");
+ABSL_FLAG(int, steps, 12, "samples to record (one every 250 ms)");
+ABSL_DECLARE_FLAG(bool, csv);
+ABSL_DECLARE_FLAG(std::string, plot);
 
 namespace mmvlog::cmd {
 
@@ -53,18 +60,61 @@ int RunDemo(const Invocation& inv) {
     return kExitFailure;
   }
   const int steps = absl::GetFlag(FLAGS_steps);
-  std::printf("demo: simulated application writing %s (%d steps)\n",
-              (*app)->path().c_str(), steps);
-  for (int i = 1; i < steps; ++i) {
-    absl::SleepFor(absl::Milliseconds(100));
-    (*app)->Step();
-  }
-  std::printf("demo: what mmvlog reads from it (mmvlog inspect %s):\n\n",
+  std::printf("demo: a simulated application writes %s\n", (*app)->path().c_str());
+  std::printf("demo: its MMV file as mmvlog reads it (mmvlog inspect %s):\n\n",
               (*app)->path().c_str());
   std::fflush(stdout);
-  int rc = RunInspect(Invocation{{(*app)->path()}, {}});
-  std::printf("\ndemo: files are in %s\n", dir.c_str());
-  return rc;
+  if (int rc = RunInspect(Invocation{{(*app)->path()}, {}}); rc != kExitOk) return rc;
+
+  // Record it for a few seconds while the application keeps updating.
+  const std::string archive = absl::StrCat(dir, "/archive");
+  archiver::RecorderOptions opts;
+  opts.mmv_dir = mmv_dir;
+  opts.archive_base = archive;
+  opts.archive.pid = static_cast<int32_t>(::getpid());
+  opts.host = archiver::LocalHostIdentity();
+  archiver::Recorder recorder(opts, [](archiver::LogLevel, const std::string&) {});
+  archiver::LoopLimits limits;
+  limits.interval = absl::Milliseconds(250);
+  limits.samples = steps;
+  archiver::LoopHooks hooks;
+  hooks.now = [] { return absl::Now(); };
+  hooks.wait_until = [&](absl::Time deadline) {
+    absl::SleepFor(deadline - absl::Now());
+    (*app)->Step();
+  };
+  archiver::LoopStats stats;
+  std::printf("\ndemo: recording %d samples every 250 ms into %s ...\n", steps, archive.c_str());
+  std::fflush(stdout);
+  absl::Status s = archiver::RunRecordLoop(recorder, limits, hooks, &stats);
+  if (absl::Status c = recorder.Close(); s.ok()) s = c;
+  if (!s.ok()) {
+    std::fprintf(stderr, "mmvlog demo: recording failed: %s\n", s.ToString().c_str());
+    return kExitFailure;
+  }
+  std::printf("demo: %llu samples, %llu values, %llu bytes\n\n",
+              static_cast<unsigned long long>(recorder.stats().samples),
+              static_cast<unsigned long long>(recorder.stats().values),
+              static_cast<unsigned long long>(recorder.bytes_written()));
+  std::printf("demo: the archive's summary (mmvlog replay %s):\n\n", archive.c_str());
+  std::fflush(stdout);
+  if (int rc = RunReplay(Invocation{{archive}, {}}); rc != kExitOk) return rc;
+  std::printf("\ndemo: request rates and CPU as CSV (mmvlog replay --csv %s "
+              "mmv.demo.requests.total mmv.demo.cpu.util):\n\n", archive.c_str());
+  std::fflush(stdout);
+  absl::SetFlag(&FLAGS_csv, true);
+  int rc = RunReplay(Invocation{{archive, "mmv.demo.requests.total", "mmv.demo.cpu.util"}, {}});
+  absl::SetFlag(&FLAGS_csv, false);
+  if (rc != kExitOk) return rc;
+  const std::string svg = absl::StrCat(dir, "/requests.svg");
+  absl::SetFlag(&FLAGS_plot, svg);
+  rc = RunReplay(Invocation{{archive, "mmv.demo.requests.total"}, {}});
+  absl::SetFlag(&FLAGS_plot, std::string());
+  if (rc != kExitOk) return rc;
+  std::printf("\ndemo: files:\n  MMV file: %s\n  archive:  %s.meta, .index, .0 (any PCP tool reads "
+              "it: pmdumplog -a %s)\n  plot:     %s (open it in a browser)\n",
+              (*app)->path().c_str(), archive.c_str(), archive.c_str(), svg.c_str());
+  return kExitOk;
 }
 
 }  // namespace mmvlog::cmd

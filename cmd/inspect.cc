@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -13,8 +14,7 @@
 #include "format/mmv_reader.h"
 #include "format/pm_units.h"
 
-ABSL_FLAG(bool, json, false,
-          "print one JSON object instead of text (for scripts)");
+ABSL_DECLARE_FLAG(bool, json);
 
 namespace mmvlog::cmd {
 namespace {

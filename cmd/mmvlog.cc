@@ -16,9 +16,12 @@ namespace mmvlog::cmd {
 namespace {
 
 const Subcommand kSubcommands[] = {
+    {"replay", "replay [FLAGS] ARCHIVE... [METRIC-OR-GLOB...]",
+     "analyse archives (ours or PCP's): summary, --dump, --csv, --json, --stats, --plot",
+     RunReplay, "cmd/output_flags.cc"},
     {"inspect", "inspect [--json] FILE",
      "print an MMV file: header, indoms, metrics, help, labels, values",
-     RunInspect},
+     RunInspect, "cmd/output_flags.cc"},
     {"record", "record [FLAGS] [MMVFILE...]",
      "the recording daemon: MMV files into daily PCP archives until stopped",
      RunRecord, "cmd/recording_flags.cc"},
@@ -26,7 +29,7 @@ const Subcommand kSubcommands[] = {
      "record MMV metrics into an archive once, for a while, or while a command runs",
      RunCapture, "cmd/recording_flags.cc"},
     {"demo", "demo [--dir DIR] [--steps N]",
-     "run a built-in simulated MMV application and show what mmvlog reads",
+     "a built-in simulated MMV application, recorded and replayed (no PCP needed)",
      RunDemo},
 };
 

@@ -34,6 +34,7 @@ int RunInspect(const Invocation& invocation);
 int RunDemo(const Invocation& invocation);
 int RunCapture(const Invocation& invocation);
 int RunRecord(const Invocation& invocation);
+int RunReplay(const Invocation& invocation);
 
 }  // namespace mmvlog::cmd
 

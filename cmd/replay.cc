@@ -1,0 +1,392 @@
+// mmvlog replay ARCHIVE... [METRIC...]: offline analysis of PCP archives
+// (ours or PCP's): a summary by default, or --dump, --csv, --json lines,
+// --stats, and --plot FILE.svg. Counters are shown as rates, as pmval and
+// pmrep do, unless --raw.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/flags/declare.h"
+#include "absl/flags/flag.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/time/time.h"
+#include "archiver/posix_file.h"
+#include "archiver/replay.h"
+#include "cmd/common.h"
+#include "cmd/subcommand.h"
+#include "format/archive_format.h"
+#include "format/json.h"
+#include "format/pm_desc_text.h"
+#include "format/pm_units.h"
+
+ABSL_FLAG(bool, dump, false, "print every record, like pmdumplog -a");
+ABSL_FLAG(bool, csv, false, "print the chosen metrics as CSV, one row per sample");
+ABSL_DECLARE_FLAG(bool, json);
+ABSL_FLAG(bool, stats, false, "print min, mean, max and last per metric and instance");
+ABSL_FLAG(bool, raw, false, "show counters as stored instead of as rates per second");
+ABSL_FLAG(std::string, start, "",
+          "first time to show: \"YYYY-MM-DD HH:MM[:SS]\" (local), or +DURATION from the start");
+ABSL_FLAG(std::string, finish, "",
+          "last time to show: \"YYYY-MM-DD HH:MM[:SS]\" (local), or -DURATION from the end");
+ABSL_FLAG(std::string, plot, "", "draw the chosen metrics over time into this SVG file");
+ABSL_FLAG(bool, utc_times, false, "print times in UTC instead of local time");
+
+namespace mmvlog::cmd {
+namespace {
+
+using archiver::Timeline;
+
+std::string TimeText(format::Timestamp t, int digits = 3) {
+  const absl::TimeZone tz = absl::GetFlag(FLAGS_utc_times) ? absl::UTCTimeZone() : absl::LocalTimeZone();
+  return absl::FormatTime(digits == 9 ? "%Y-%m-%d %H:%M:%E9S" : "%Y-%m-%d %H:%M:%E3S",
+                          format::ToAbslTime(t), tz);
+}
+
+absl::StatusOr<absl::Time> ParseWhen(const std::string& text, absl::Time first, absl::Time last,
+                                     const char* flag) {
+  if (!text.empty() && (text[0] == '+' || text[0] == '-')) {
+    absl::StatusOr<absl::Duration> d = ParsePcpInterval(text.substr(1));
+    if (!d.ok()) return absl::InvalidArgumentError(absl::StrCat(flag, ": ", d.status().message()));
+    return text[0] == '+' ? first + *d : last - *d;
+  }
+  absl::Time t;
+  std::string err;
+  for (const char* fmt : {"%Y-%m-%d %H:%M:%E*S", "%Y-%m-%d %H:%M"}) {
+    if (absl::ParseTime(fmt, text, absl::LocalTimeZone(), &t, &err)) return t;
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      flag, ": bad time '", text, "': use \"YYYY-MM-DD HH:MM[:SS]\", +10min or -1hour"));
+}
+
+std::string Num(double v) {
+  if (std::fabs(v) >= 1e15 || (v != 0 && std::fabs(v) < 1e-3)) return absl::StrFormat("%.6g", v);
+  std::string s = absl::StrFormat("%.3f", v);
+  // Trim trailing zeros: 12.500 -> 12.5, 3.000 -> 3
+  while (!s.empty() && s.back() == '0') s.pop_back();
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s;
+}
+
+std::string Csv(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// The value of a cell as text: numbers via NumericValue, strings as stored.
+std::string Cell(const Timeline& t, size_t row, size_t col, bool raw) {
+  auto it = t.rows[row].values.find(col);
+  if (it != t.rows[row].values.end() && it->second.kind == archiver::StoredValue::kString) {
+    return it->second.s;
+  }
+  if (raw && it != t.rows[row].values.end()) return it->second.Text();
+  std::optional<double> v = archiver::NumericValue(t, row, col, raw);
+  return v ? Num(*v) : "";
+}
+
+void PrintSummary(const Timeline& t) {
+  std::printf("archives:  %s\n", absl::StrJoin(t.archives, ", ").c_str());
+  std::printf("host:      %s\n", t.host.c_str());
+  size_t samples = 0, marks = 0;
+  for (const auto& r : t.rows) (r.mark ? marks : samples)++;
+  if (!t.rows.empty()) {
+    const absl::Duration span =
+        format::ToAbslTime(t.rows.back().time) - format::ToAbslTime(t.rows.front().time);
+    std::printf("time:      %s to %s (%s)\n", TimeText(t.rows.front().time).c_str(),
+                TimeText(t.rows.back().time).c_str(), absl::FormatDuration(span).c_str());
+  }
+  std::printf("samples:   %zu, marks (gaps): %zu\n", samples, marks);
+  std::printf("\nmetrics (%zu):\n", t.descs.size());
+  std::printf("  %-50s %-20s %-9s %-14s %9s %8s\n", "name", "type", "semantics", "units", "instances",
+              "values");
+  for (const format::Desc& d : t.descs) {
+    size_t insts = 0, values = 0;
+    for (size_t c = 0; c < t.columns.size(); ++c) {
+      if (t.columns[c].pmid != d.pmid) continue;
+      ++insts;
+      for (const auto& r : t.rows) values += r.values.count(c);
+    }
+    const std::string units = format::UnitsToString(format::UnitsFromWord(d.units));
+    std::printf("  %-50s %-20s %-9s %-14s %9zu %8zu\n", d.names.empty() ? "?" : d.names[0].c_str(),
+                format::TypeName(d.type).c_str(), format::SemanticsName(d.sem).c_str(),
+                units.empty() ? "none" : units.c_str(), insts, values);
+  }
+}
+
+void PrintDump(const Timeline& t) {
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    const archiver::Row& row = t.rows[r];
+    if (row.mark) {
+      std::printf("%s  <mark>\n", TimeText(row.time, 9).c_str());
+      continue;
+    }
+    std::printf("%s  %zu values\n", TimeText(row.time, 9).c_str(), row.values.size());
+    for (const auto& [c, v] : row.values) {
+      const archiver::Column& col = t.columns[c];
+      std::printf("    %s (%s)%s value %s\n", format::PmidString(col.pmid).c_str(), col.metric.c_str(),
+                  col.instance.empty()
+                      ? ""
+                      : absl::StrCat(" inst [", col.inst, " or \"", col.instance, "\"]").c_str(),
+                  v.kind == archiver::StoredValue::kString ? format::JsonString(v.s).c_str()
+                                                           : v.Text().c_str());
+    }
+  }
+}
+
+void PrintCsv(const Timeline& t, const std::vector<size_t>& rows, bool raw) {
+  std::vector<std::string> header = {"Time"};
+  for (size_t c = 0; c < t.columns.size(); ++c) {
+    const std::string units = archiver::DisplayUnits(t, c, raw);
+    header.push_back(Csv(units.empty() ? t.columns[c].label()
+                                       : absl::StrCat(t.columns[c].label(), " (", units, ")")));
+  }
+  std::printf("%s\n", absl::StrJoin(header, ",").c_str());
+  for (size_t r : rows) {
+    if (t.rows[r].mark) continue;
+    std::vector<std::string> cells = {TimeText(t.rows[r].time)};
+    for (size_t c = 0; c < t.columns.size(); ++c) cells.push_back(Csv(Cell(t, r, c, raw)));
+    std::printf("%s\n", absl::StrJoin(cells, ",").c_str());
+  }
+}
+
+void PrintJson(const Timeline& t, const std::vector<size_t>& rows, bool raw) {
+  for (size_t r : rows) {
+    const archiver::Row& row = t.rows[r];
+    std::string o = absl::StrCat("{\"time\":", format::JsonString(TimeText(row.time, 9)),
+                                 ",\"timestamp\":", row.time.sec, ".",
+                                 absl::StrFormat("%09d", row.time.nsec));
+    if (row.mark) {
+      std::printf("%s,\"mark\":true}\n", o.c_str());
+      continue;
+    }
+    o += ",\"values\":{";
+    bool first = true;
+    for (size_t c = 0; c < t.columns.size(); ++c) {
+      auto it = row.values.find(c);
+      if (it == row.values.end()) continue;
+      std::string v;
+      if (it->second.kind == archiver::StoredValue::kString) {
+        v = format::JsonString(it->second.s);
+      } else if (raw) {
+        v = it->second.Text();
+      } else {
+        std::optional<double> n = archiver::NumericValue(t, r, c, raw);
+        v = n ? format::JsonNumber(*n) : "null";
+      }
+      absl::StrAppend(&o, first ? "" : ",", format::JsonString(t.columns[c].label()), ":", v);
+      first = false;
+    }
+    std::printf("%s}}\n", o.c_str());
+  }
+}
+
+void PrintStats(const Timeline& t, const std::vector<size_t>& rows, bool raw) {
+  std::printf("%-60s %14s %14s %14s %14s %7s  %s\n", "metric[instance]", "min", "mean", "max", "last",
+              "count", "units");
+  for (size_t c = 0; c < t.columns.size(); ++c) {
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo, sum = 0, last = 0;
+    size_t n = 0;
+    for (size_t r : rows) {
+      std::optional<double> v = archiver::NumericValue(t, r, c, raw);
+      if (!v) continue;
+      lo = std::min(lo, *v);
+      hi = std::max(hi, *v);
+      sum += *v;
+      last = *v;
+      ++n;
+    }
+    if (n == 0) continue;
+    std::printf("%-60s %14s %14s %14s %14s %7zu  %s\n", t.columns[c].label().c_str(), Num(lo).c_str(),
+                Num(sum / n).c_str(), Num(hi).c_str(), Num(last).c_str(), n,
+                archiver::DisplayUnits(t, c, raw).c_str());
+  }
+}
+
+std::string Svg(const Timeline& t, const std::vector<size_t>& rows, bool raw) {
+  constexpr double kW = 960, kH = 480, kLeft = 90, kRight = 300, kTop = 40, kBottom = 50;
+  static const char* kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
+                                  "#9467bd", "#8c564b", "#e377c2", "#17becf"};
+  std::vector<size_t> cols;
+  for (size_t c = 0; c < t.columns.size() && cols.size() < 8; ++c) {
+    for (size_t r : rows) {
+      if (archiver::NumericValue(t, r, c, raw)) {
+        cols.push_back(c);
+        break;
+      }
+    }
+  }
+  double t0 = 0, t1 = 1, lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  auto secs = [&](size_t r) {
+    return absl::ToDoubleSeconds(format::ToAbslTime(t.rows[r].time) - absl::UnixEpoch());
+  };
+  if (!rows.empty()) {
+    t0 = secs(rows.front());
+    t1 = std::max(secs(rows.back()), t0 + 1e-3);
+  }
+  for (size_t c : cols) {
+    for (size_t r : rows) {
+      if (auto v = archiver::NumericValue(t, r, c, raw)) {
+        lo = std::min(lo, *v);
+        hi = std::max(hi, *v);
+      }
+    }
+  }
+  if (!(lo <= hi)) lo = 0, hi = 1;
+  if (hi - lo < 1e-12) hi = lo + 1;
+  const double pad = (hi - lo) * 0.05;
+  lo -= pad;
+  hi += pad;
+  auto x = [&](double s) { return kLeft + (s - t0) / (t1 - t0) * (kW - kLeft - kRight); };
+  auto y = [&](double v) { return kTop + (hi - v) / (hi - lo) * (kH - kTop - kBottom); };
+  std::string o = absl::StrFormat(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+      "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" "
+      "fill=\"white\"/>\n",
+      kW, kH);
+  absl::StrAppend(&o, "<text x=\"", kLeft, "\" y=\"22\" font-size=\"15\">", t.host, ": ",
+                  raw ? "values as stored" : "counters as rates per second", "</text>\n");
+  // Axes, grid and tick labels.
+  absl::StrAppendFormat(&o, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" stroke=\"#333\"/>\n",
+                        kLeft, kTop, kW - kLeft - kRight, kH - kTop - kBottom);
+  for (int i = 0; i <= 5; ++i) {
+    const double v = lo + (hi - lo) * i / 5;
+    absl::StrAppendFormat(&o, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+                              "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+                          kLeft, kW - kRight, y(v), y(v), kLeft - 6, y(v) + 4, Num(v));
+    const double s = t0 + (t1 - t0) * i / 5;
+    const std::string label = absl::FormatTime(
+        "%H:%M:%S", absl::FromUnixNanos(static_cast<int64_t>(s * 1e9)),
+        absl::GetFlag(FLAGS_utc_times) ? absl::UTCTimeZone() : absl::LocalTimeZone());
+    absl::StrAppendFormat(&o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", x(s),
+                          kH - kBottom + 18, label);
+  }
+  absl::StrAppendFormat(&o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">time</text>\n",
+                        kLeft + (kW - kLeft - kRight) / 2, kH - 10);
+  for (size_t k = 0; k < cols.size(); ++k) {
+    const size_t c = cols[k];
+    std::string points;
+    auto flush = [&] {
+      if (!points.empty()) {
+        absl::StrAppend(&o, "<polyline fill=\"none\" stroke-width=\"2\" stroke=\"", kColors[k],
+                        "\" points=\"", points, "\"/>\n");
+      }
+      points.clear();
+    };
+    for (size_t r : rows) {
+      if (t.rows[r].mark) {
+        flush();
+        continue;
+      }
+      auto v = archiver::NumericValue(t, r, c, raw);
+      if (!v) continue;
+      absl::StrAppendFormat(&points, "%.1f,%.1f ", x(secs(r)), y(*v));
+    }
+    flush();
+    const std::string units = archiver::DisplayUnits(t, c, raw);
+    absl::StrAppendFormat(&o, "<rect x=\"%.0f\" y=\"%.0f\" width=\"14\" height=\"4\" fill=\"%s\"/>"
+                              "<text x=\"%.0f\" y=\"%.0f\">%s</text>\n",
+                          kW - kRight + 16, kTop + 10 + 20 * k, kColors[k], kW - kRight + 36,
+                          kTop + 15 + 20 * k,
+                          format::JsonString(absl::StrCat(t.columns[c].label(),
+                                                          units.empty() ? "" : " (" + units + ")"))
+                              .substr(1)
+                              .c_str());
+  }
+  // JsonString quoting leaves a trailing quote in the legend: strip it.
+  absl::StrReplaceAll({{"\"</text>", "</text>"}}, &o);
+  o += "</svg>\n";
+  return o;
+}
+
+bool IsArchiveArg(const std::string& a) {
+  struct stat st;
+  return ::stat(a.c_str(), &st) == 0 || ::stat((a + ".meta").c_str(), &st) == 0 ||
+         ::stat((a + ".0").c_str(), &st) == 0;
+}
+
+}  // namespace
+
+int RunReplay(const Invocation& inv) {
+  std::vector<std::string> archives, metrics;
+  for (const std::string& a : inv.args) (IsArchiveArg(a) ? archives : metrics).push_back(a);
+  if (archives.empty()) {
+    std::fprintf(stderr, "mmvlog replay: name an archive (base name, any of its files, or a "
+                         "directory of archives)%s\n",
+                 inv.args.empty() ? "" : absl::StrCat("; not found: ", inv.args[0]).c_str());
+    return kExitUsage;
+  }
+  absl::StatusOr<Timeline> t = archiver::ReadTimeline(archives, metrics);
+  if (!t.ok()) {
+    std::fprintf(stderr, "mmvlog replay: %s\n", std::string(t.status().message()).c_str());
+    return kExitFailure;
+  }
+  for (const std::string& p : t->problems) std::fprintf(stderr, "mmvlog replay: warning: %s\n", p.c_str());
+  if (!metrics.empty() && t->columns.empty()) {
+    std::fprintf(stderr, "mmvlog replay: no metric matches %s; 'mmvlog replay ARCHIVE' lists them\n",
+                 absl::StrJoin(metrics, ", ").c_str());
+    return kExitFailure;
+  }
+  std::vector<size_t> rows;
+  if (!t->rows.empty()) {
+    const absl::Time first = format::ToAbslTime(t->rows.front().time);
+    const absl::Time last = format::ToAbslTime(t->rows.back().time);
+    absl::Time from = absl::InfinitePast(), to = absl::InfiniteFuture();
+    if (!absl::GetFlag(FLAGS_start).empty()) {
+      absl::StatusOr<absl::Time> s = ParseWhen(absl::GetFlag(FLAGS_start), first, last, "--start");
+      if (!s.ok()) {
+        std::fprintf(stderr, "mmvlog replay: %s\n", std::string(s.status().message()).c_str());
+        return kExitUsage;
+      }
+      from = *s;
+    }
+    if (!absl::GetFlag(FLAGS_finish).empty()) {
+      absl::StatusOr<absl::Time> f = ParseWhen(absl::GetFlag(FLAGS_finish), first, last, "--finish");
+      if (!f.ok()) {
+        std::fprintf(stderr, "mmvlog replay: %s\n", std::string(f.status().message()).c_str());
+        return kExitUsage;
+      }
+      to = *f;
+    }
+    for (size_t r = 0; r < t->rows.size(); ++r) {
+      const absl::Time when = format::ToAbslTime(t->rows[r].time);
+      if (when >= from && when <= to) rows.push_back(r);
+    }
+  }
+  const bool raw = absl::GetFlag(FLAGS_raw);
+  int outputs = 0;
+  if (absl::GetFlag(FLAGS_dump)) ++outputs, PrintDump(*t);
+  if (absl::GetFlag(FLAGS_csv)) ++outputs, PrintCsv(*t, rows, raw);
+  if (absl::GetFlag(FLAGS_json)) ++outputs, PrintJson(*t, rows, raw);
+  if (absl::GetFlag(FLAGS_stats)) ++outputs, PrintStats(*t, rows, raw);
+  const std::string plot = absl::GetFlag(FLAGS_plot);
+  std::fflush(stdout);
+  if (!plot.empty()) {
+    ++outputs;
+    const std::string svg = Svg(*t, rows, raw);
+    if (absl::Status s = archiver::WriteFileAtomically(
+            plot, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(svg.data()), svg.size()));
+        !s.ok()) {
+      std::fprintf(stderr, "mmvlog replay: --plot: %s\n", s.ToString().c_str());
+      return kExitFailure;
+    }
+    std::fprintf(stderr, "mmvlog replay: plot written to %s\n", plot.c_str());
+  }
+  if (outputs == 0) PrintSummary(*t);
+  std::fflush(stdout);
+  return kExitOk;
+}
+
+}  // namespace mmvlog::cmd
