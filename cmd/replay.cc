@@ -216,7 +216,7 @@ void PrintStats(const Timeline& t, const std::vector<size_t>& rows, bool raw) {
 }
 
 std::string Svg(const Timeline& t, const std::vector<size_t>& rows, bool raw) {
-  constexpr double kW = 960, kH = 480, kLeft = 90, kRight = 300, kTop = 40, kBottom = 50;
+  constexpr double kW = 1140, kH = 480, kLeft = 90, kRight = 440, kTop = 40, kBottom = 50;
   static const char* kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
                                   "#9467bd", "#8c564b", "#e377c2", "#17becf"};
   std::vector<size_t> cols;
@@ -268,7 +268,7 @@ std::string Svg(const Timeline& t, const std::vector<size_t>& rows, bool raw) {
                           kLeft, kW - kRight, y(v), y(v), kLeft - 6, y(v) + 4, Num(v));
     const double s = t0 + (t1 - t0) * i / 5;
     const std::string label = absl::FormatTime(
-        "%H:%M:%S", absl::FromUnixNanos(static_cast<int64_t>(s * 1e9)),
+        t1 - t0 < 60 ? "%H:%M:%E1S" : "%H:%M:%S", absl::FromUnixNanos(static_cast<int64_t>(s * 1e9)),
         absl::GetFlag(FLAGS_utc_times) ? absl::UTCTimeZone() : absl::LocalTimeZone());
     absl::StrAppendFormat(&o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", x(s),
                           kH - kBottom + 18, label);
