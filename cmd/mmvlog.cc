@@ -19,6 +19,8 @@ const Subcommand kSubcommands[] = {
     {"replay", "replay [FLAGS] ARCHIVE... [METRIC-OR-GLOB...]",
      "analyse archives (ours or PCP's): summary, --dump, --csv, --json, --stats, --plot",
      RunReplay, "cmd/output_flags.cc"},
+    {"check", "check [--repair] ARCHIVE...",
+     "validate archives like pmlogcheck; --repair fixes what a crash leaves", RunCheck},
     {"inspect", "inspect [--json] FILE",
      "print an MMV file: header, indoms, metrics, help, labels, values",
      RunInspect, "cmd/output_flags.cc"},

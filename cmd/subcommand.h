@@ -35,6 +35,7 @@ int RunDemo(const Invocation& invocation);
 int RunCapture(const Invocation& invocation);
 int RunRecord(const Invocation& invocation);
 int RunReplay(const Invocation& invocation);
+int RunCheck(const Invocation& invocation);
 
 }  // namespace mmvlog::cmd
 
