@@ -1,0 +1,172 @@
+// End-to-end cost of one recorder sample: snapshot the MMV file (pread of
+// its values), build the result, encode it and write it to the archive (the
+// page cache), for 1k, 10k, 100k and 1M values. Beside it, in the same
+// binary, the bare loop the product should approach: pread the VALUES
+// section, encode a v2 pmResult of U64 values by hand, one write(2).
+//
+// Model: one application, U64 counters, 100 instances per metric
+// (10 x 100 = 1k values ... 10,000 x 100 = 1M values; items above 1023 go
+// to further files, as PMIDs allow 1023 items per file).
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "archiver/posix_file.h"
+#include "archiver/recorder.h"
+#include "format/endian.h"
+#include "format/mmv_reader.h"
+#include "format/mmv_writer.h"
+
+namespace mmvlog {
+namespace {
+
+constexpr int kInstances = 100;
+constexpr int kMaxMetricsPerFile = 1000;
+
+std::string TempDir() {
+  const char* t = std::getenv("TEST_TMPDIR");
+  std::string tmpl = absl::StrCat(t ? t : "/tmp", "/recorder_bench_XXXXXX");
+  if (::mkdtemp(tmpl.data()) == nullptr) std::abort();
+  return tmpl;
+}
+
+// Writes files holding `values` U64 values in total into dir/mmv; returns
+// their paths.
+std::vector<std::string> WriteFiles(const std::string& dir, int64_t values) {
+  ::mkdir((dir + "/mmv").c_str(), 0755);
+  std::vector<std::string> paths;
+  int64_t metrics = values / kInstances;
+  for (int f = 0; metrics > 0; ++f) {
+    format::MmvSpec spec;
+    spec.indoms.push_back({1, {}, "", ""});
+    for (int i = 0; i < kInstances; ++i) spec.indoms[0].instances.push_back({i, absl::StrCat("i", i)});
+    const int n = static_cast<int>(std::min<int64_t>(metrics, kMaxMetricsPerFile));
+    for (int m = 0; m < n; ++m) {
+      spec.metrics.push_back({absl::StrCat("m", m), static_cast<uint32_t>(m + 1), format::MmvType::kU64,
+                              format::kMmvSemCounter, 0, 1, "", ""});
+    }
+    metrics -= n;
+    absl::StatusOr<format::MmvImage> image = format::BuildMmv(spec);
+    if (!image.ok()) std::abort();
+    const std::string path = absl::StrCat(dir, "/mmv/app", f);
+    if (!archiver::WriteFileAtomically(path, image->bytes).ok()) std::abort();
+    paths.push_back(path);
+  }
+  return paths;
+}
+
+void RemoveFinished(archiver::Recorder& r) {
+  for (const std::string& v : r.TakeFinishedVolumes()) ::unlink(v.c_str());
+}
+
+void BM_RecorderSample(benchmark::State& state) {
+  const int64_t values = state.range(0);
+  const std::string dir = TempDir();
+  WriteFiles(dir, values);
+  archiver::RecorderOptions o;
+  o.mmv_dir = dir + "/mmv";
+  o.archive_base = dir + "/archive";
+  o.archive.version = 2;
+  o.volume_samples = 8;  // finished volumes are deleted to bound disk use
+  o.host.hostname = "bench";
+  archiver::Recorder recorder(o, [](archiver::LogLevel, const std::string&) {});
+  absl::Time t = absl::FromUnixSeconds(1'700'000'000);
+  if (!recorder.Sample(t).ok()) std::abort();  // first sample: metadata
+  for (auto _ : state) {
+    t += absl::Seconds(1);
+    if (!recorder.Sample(t).ok()) std::abort();
+    state.PauseTiming();
+    RemoveFinished(recorder);
+    state.ResumeTiming();
+  }
+  state.SetItemsProcessed(state.iterations() * values);
+  (void)recorder.Close();
+  if (std::system(absl::StrCat("rm -rf ", dir).c_str()) != 0) std::perror("rm");
+}
+
+// The reference: one pread of each file's VALUES section, a hand-made v2
+// pmResult (one pmValueSet per metric, DPTR U64 blocks), one write(2).
+void BM_BareLoop(benchmark::State& state) {
+  const int64_t values = state.range(0);
+  const std::string dir = TempDir();
+  std::vector<std::string> paths = WriteFiles(dir, values);
+  struct File {
+    int fd;
+    format::MmvFile mmv;
+    std::vector<uint8_t> buf;
+  };
+  std::vector<File> files;
+  for (const std::string& p : paths) {
+    absl::StatusOr<std::string> bytes = archiver::ReadWholeFile(p);
+    absl::StatusOr<format::MmvFile> mmv = format::ParseMmv(
+        std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()));
+    if (!mmv.ok()) std::abort();
+    files.push_back({::open(p.c_str(), O_RDONLY), *mmv, std::vector<uint8_t>(mmv->values_size)});
+  }
+  const int out = ::open((dir + "/bare.0").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<uint8_t> rec;
+  uint32_t sec = 1'700'000'000;
+  int64_t written = 0;
+  for (auto _ : state) {
+    rec.clear();
+    size_t nsets = 0;
+    for (const File& f : files) nsets += f.mmv.metrics.size();
+    const size_t header = 4 + 12;  // length + sec, usec, numpmid
+    const size_t sets = nsets * 12 + static_cast<size_t>(values) * 8;
+    const size_t blocks = static_cast<size_t>(values) * 12;
+    rec.resize(header + sets + blocks + 4);
+    uint8_t* p = rec.data();
+    format::StoreBig32(p, static_cast<uint32_t>(rec.size()));
+    format::StoreBig32(p + 4, ++sec);
+    format::StoreBig32(p + 8, 0);
+    format::StoreBig32(p + 12, static_cast<uint32_t>(nsets));
+    size_t at = header, block = header + sets;
+    uint32_t pmid = 0;
+    for (File& f : files) {
+      if (::pread(f.fd, f.buf.data(), f.buf.size(), static_cast<off_t>(f.mmv.values_offset)) < 0) std::abort();
+      size_t v = 0;
+      for (size_t m = 0; m < f.mmv.metrics.size(); ++m) {
+        format::StoreBig32(p + at, ++pmid);
+        format::StoreBig32(p + at + 4, kInstances);
+        format::StoreBig32(p + at + 8, 1);  // PM_VAL_DPTR
+        at += 12;
+        for (int i = 0; i < kInstances; ++i, ++v) {
+          format::StoreBig32(p + at, static_cast<uint32_t>(i));
+          format::StoreBig32(p + at + 4, static_cast<uint32_t>((block + 4) / 4));
+          at += 8;
+          format::StoreBig32(p + block, (3u << 24) | 12u);  // U64, 4 + 8 bytes
+          format::StoreBig64(p + block + 4, format::LoadNative<uint64_t>(f.buf.data() + v * 32));
+          block += 12;
+        }
+      }
+    }
+    format::StoreBig32(p + rec.size() - 4, static_cast<uint32_t>(rec.size()));
+    if (::write(out, rec.data(), rec.size()) != static_cast<ssize_t>(rec.size())) std::abort();
+    written += rec.size();
+    if (written > (256 << 20)) {
+      state.PauseTiming();
+      if (::ftruncate(out, 0) != 0 || ::lseek(out, 0, SEEK_SET) != 0) std::abort();
+      written = 0;
+      state.ResumeTiming();
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * values);
+  ::close(out);
+  for (File& f : files) ::close(f.fd);
+  if (std::system(absl::StrCat("rm -rf ", dir).c_str()) != 0) std::perror("rm");
+}
+
+BENCHMARK(BM_BareLoop)->Arg(1000)->Arg(10000)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_RecorderSample)->Arg(1000)->Arg(10000)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace mmvlog
