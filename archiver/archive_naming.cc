@@ -36,7 +36,8 @@ absl::Time NextPeriodStart(absl::Time t, absl::Duration period, bool utc) {
     const time_t next = utc ? ::timegm(&tm) : ::mktime(&tm);
     return absl::FromTimeT(next);
   }
-  const int64_t n = absl::IDivDuration(t - absl::UnixEpoch(), period, nullptr) + 1;
+  absl::Duration rem;  // IDivDuration writes it: nullptr crashes
+  const int64_t n = absl::IDivDuration(t - absl::UnixEpoch(), period, &rem) + 1;
   return absl::UnixEpoch() + period * n;
 }
 

@@ -108,20 +108,21 @@ absl::Status ArchiveWriter::Fail(absl::Status s) {
   return s;
 }
 
+format::LogLabel ArchiveWriter::Label(int32_t volume) const {
+  format::LogLabel l;
+  l.version = options_.version;
+  l.pid = options_.pid;
+  l.start = start_;
+  l.volume = volume;
+  l.hostname = options_.hostname;
+  l.timezone = options_.timezone;
+  l.zoneinfo = options_.zoneinfo;
+  return l;
+}
+
 absl::Status ArchiveWriter::Open() {
-  auto label = [&](int32_t vol) {
-    format::LogLabel l;
-    l.version = options_.version;
-    l.pid = options_.pid;
-    l.start = start_;
-    l.volume = vol;
-    l.hostname = options_.hostname;
-    l.timezone = options_.timezone;
-    l.zoneinfo = options_.zoneinfo;
-    return l;
-  };
   scratch_.clear();
-  if (absl::Status s = format::EncodeLogLabel(label(format::kVolumeMeta), &scratch_); !s.ok()) {
+  if (absl::Status s = format::EncodeLogLabel(Label(format::kVolumeMeta), &scratch_); !s.ok()) {
     return s;
   }
   absl::StatusOr<std::unique_ptr<WritableFile>> meta = OpenWritableFile(base_ + ".meta");
@@ -130,7 +131,7 @@ absl::Status ArchiveWriter::Open() {
   if (absl::Status s = meta_->Append(scratch_); !s.ok()) return s;
 
   scratch_.clear();
-  if (absl::Status s = format::EncodeLogLabel(label(format::kVolumeIndex), &scratch_); !s.ok()) {
+  if (absl::Status s = format::EncodeLogLabel(Label(format::kVolumeIndex), &scratch_); !s.ok()) {
     return s;
   }
   absl::StatusOr<std::unique_ptr<WritableFile>> index = OpenWritableFile(base_ + ".index");
@@ -142,16 +143,8 @@ absl::Status ArchiveWriter::Open() {
 }
 
 absl::Status ArchiveWriter::OpenVolume(int n) {
-  format::LogLabel l;
-  l.version = options_.version;
-  l.pid = options_.pid;
-  l.start = start_;
-  l.volume = n;
-  l.hostname = options_.hostname;
-  l.timezone = options_.timezone;
-  l.zoneinfo = options_.zoneinfo;
   scratch_.clear();
-  if (absl::Status s = format::EncodeLogLabel(l, &scratch_); !s.ok()) return s;
+  if (absl::Status s = format::EncodeLogLabel(Label(n), &scratch_); !s.ok()) return s;
   absl::StatusOr<std::unique_ptr<WritableFile>> data =
       OpenWritableFile(absl::StrCat(base_, ".", n));
   if (!data.ok()) return data.status();

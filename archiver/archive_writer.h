@@ -117,6 +117,8 @@ class ArchiveWriter {
   ArchiveWriter(std::string base, const ArchiveOptions& options,
                 format::Timestamp start);
   absl::Status Open();
+  // The label of `volume` (kVolumeMeta, kVolumeIndex or a volume number).
+  format::LogLabel Label(int32_t volume) const;
   absl::Status WriteMeta();  // appends scratch_ to .meta
   absl::Status WriteIndex(format::Timestamp when, uint64_t meta_offset,
                           uint64_t data_offset);

@@ -8,6 +8,7 @@
 #include <tuple>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "format/archive_format.h"
@@ -167,6 +168,7 @@ absl::StatusOr<MappedFile> MmvMapper::Map(const std::string& name,
   }
 
   absl::flat_hash_map<uint32_t, uint32_t> pmid_of_item;
+  absl::flat_hash_set<std::string> names_here;  // names met in this call
   std::vector<bool> indom_used(f.indoms.size(), false);
   if (f.metrics.size() > format::kMmvMaxMetrics) {
     out.warnings.push_back(absl::StrCat(f.metrics.size(), " metrics, more than ",
@@ -192,6 +194,15 @@ absl::StatusOr<MappedFile> MmvMapper::Map(const std::string& name,
       }
       const uint32_t pmid = format::PmidBuild(domain, out.cluster, m.item);
       auto [it, inserted] = pmid_of_name_.try_emplace(full, pmid);
+      if (!inserted && it->second != pmid &&
+          format::PmidCluster(it->second) == out.cluster && !names_here.contains(full)) {
+        // This file's own metric, mapped before under another item: the
+        // name would change PMID, which one archive cannot hold.
+        return absl::AlreadyExistsError(absl::StrCat(
+            full, ": was PMID ", format::PmidCluster(it->second), ".",
+            format::PmidItem(it->second), ", now item ", m.item));
+      }
+      names_here.insert(full);
       if (!inserted && it->second != pmid) {
         out.warnings.push_back(absl::StrCat(full, ": name already used by PMID ",
                                             format::PmidCluster(it->second), ".",

@@ -81,7 +81,8 @@ class MmvMapper {
 
   // Maps one file. Errors (the file is not recorded, as pmdammv skips it):
   // InvalidArgument for a cluster outside 0..4095, ResourceExhausted when no
-  // cluster is free.
+  // cluster is free, AlreadyExists when a name this file had before now has
+  // another item (its PMID would change: a new archive is needed).
   absl::StatusOr<MappedFile> Map(const std::string& name,
                                  std::shared_ptr<const format::MmvFile> mmv);
 

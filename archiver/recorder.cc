@@ -259,10 +259,19 @@ absl::Status Recorder::Sample(absl::Time now) {
   for (auto& [st, snap] : live) {
     if (st->mapped && !snap.reloaded && st->mapped->mmv == snap.file) continue;
     const uint64_t generation = snap.file->header.generation1;
-    if (st->mapped && generation != st->generation) need_mark = true;  // restart
+    // Re-read while recorded: a new generation, or a new file (inode, size)
+    // with the same one. Either way the application restarted.
+    if (st->mapped && (generation != st->generation || snap.reloaded)) need_mark = true;
     if (!st->mapped && st->recorded) need_mark = true;                  // came back
     const std::string file_name = st->path.substr(st->path.rfind('/') + 1);
     absl::StatusOr<MappedFile> mapped = mapper_->Map(file_name, snap.file);
+    if (absl::IsAlreadyExists(mapped.status()) && have_result_) {
+      // A name would change PMID: continue in a new archive, as below.
+      if (absl::Status r = Rotate(now, std::string(mapped.status().message())); !r.ok()) {
+        return r;
+      }
+      return Sample(now);
+    }
     if (!mapped.ok()) {
       Problem(*st, file_name, std::string(mapped.status().message()));
       st->mapped.reset();
@@ -302,6 +311,7 @@ absl::Status Recorder::Sample(absl::Time now) {
       return absl::OkStatus();
     }
     ++stats_.marks;
+    last_stamp_ = mark;
   }
 
   if (options_.volume_samples > 0 && writer_->results_in_volume() >= options_.volume_samples) {
@@ -319,6 +329,9 @@ absl::Status Recorder::Sample(absl::Time now) {
     AppendValueSets(*st->mapped, snap.image, now_usec, &result_);
     st->recorded = true;
   }
+  // Nothing to record (no file yet, or none left): a result without metrics
+  // would read as a <mark> to every PCP tool.
+  if (result_.sets.empty()) return absl::OkStatus();
   if (absl::Status s = writer_->AppendResult(result_); !s.ok()) {
     if (absl::IsFailedPrecondition(s) || absl::IsInvalidArgument(s)) return s;  // a bug
     Broken(s);

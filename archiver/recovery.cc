@@ -134,14 +134,28 @@ absl::Status RecoverArchive(absl::string_view name, bool dry_run, RecoveryReport
   std::optional<Timestamp> last;
   int64_t last_volume = -1;
   uint64_t last_offset = 0;
+  std::vector<Scan> scans;
+  int64_t last_with_records = -1;
   for (const auto& [n, path] : volumes) {
     absl::StatusOr<Scan> vol = ScanFile(path, 1, version);
     if (!vol.ok()) return vol.status();
+    if (vol->last_result) last_with_records = n;
+    scans.push_back(std::move(*vol));
+  }
+  for (size_t i = 0; i < volumes.size(); ++i) {
+    const auto& [n, path] = volumes[i];
+    const Scan* vol = &scans[i];
     absl::StatusOr<struct stat> st = StatPath(path);
     if (!st.ok()) return st.status();
-    if (!vol->has_label) {
+    // Volumes after the last one with a record that hold only their label
+    // (died between starting a volume and its first record): pmlogcheck
+    // would say "contains no PCP data" of them.
+    const bool label_only_tail = vol->has_label && last_with_records >= 0 && n > last_with_records;
+    if (!vol->has_label || label_only_tail) {
       // Died while creating the volume: it holds nothing.
-      if (absl::Status s = act(absl::StrCat(path, ": no complete label; removed"),
+      if (absl::Status s = act(absl::StrCat(path, label_only_tail
+                                                      ? ": holds only its label; removed"
+                                                      : ": no complete label; removed"),
                                [&]() -> absl::Status {
                                  if (::unlink(path.c_str()) != 0) {
                                    return absl::ErrnoToStatus(errno, absl::StrCat("remove ", path));
@@ -181,7 +195,7 @@ absl::Status RecoverArchive(absl::string_view name, bool dry_run, RecoveryReport
           version, std::span<const uint8_t>(
                        reinterpret_cast<const uint8_t*>(index->data()) + label_size + i * esize, esize));
       if (!e.ok() || e->volume < 0 || static_cast<size_t>(e->volume) >= volume_size.size() ||
-          e->data_offset > volume_size[e->volume] || e->meta_offset > meta->good_end) {
+          e->data_offset >= volume_size[e->volume] || e->meta_offset > meta->good_end) {
         rewrite = true;
         continue;
       }

@@ -8,6 +8,7 @@
 #include "format/archive_format.h"
 #include "format/archive_framing.h"
 #include "format/byte_reader.h"
+#include "format/byte_writer.h"
 #include "format/endian.h"
 #include "format/errors.h"
 
@@ -31,15 +32,7 @@ absl::Status CheckField(absl::string_view name, const std::string& value,
   return absl::OkStatus();
 }
 
-void PutBig32(uint32_t v, std::vector<uint8_t>* out) {
-  out->resize(out->size() + 4);
-  StoreBig32(out->data() + out->size() - 4, v);
-}
 
-void PutBig64(uint64_t v, std::vector<uint8_t>* out) {
-  out->resize(out->size() + 8);
-  StoreBig64(out->data() + out->size() - 8, v);
-}
 
 void PutField(const std::string& s, size_t width, std::vector<uint8_t>* out) {
   out->insert(out->end(), s.begin(), s.end());
@@ -100,20 +93,20 @@ absl::Status EncodeLogLabel(const LogLabel& label, std::vector<uint8_t>* out) {
   }
 
   const size_t begin = BeginFrame(out);
-  PutBig32(kLogMagic | static_cast<uint32_t>(label.version), out);
-  PutBig32(static_cast<uint32_t>(label.pid), out);
+  AppendBig32(kLogMagic | static_cast<uint32_t>(label.version), out);
+  AppendBig32(static_cast<uint32_t>(label.pid), out);
   if (v2) {
-    PutBig32(static_cast<uint32_t>(label.start.sec), out);
-    PutBig32(label.start.nsec / 1000, out);
-    PutBig32(static_cast<uint32_t>(label.volume), out);
+    AppendBig32(static_cast<uint32_t>(label.start.sec), out);
+    AppendBig32(label.start.nsec / 1000, out);
+    AppendBig32(static_cast<uint32_t>(label.volume), out);
     PutField(label.hostname, kLabelV2HostSize, out);
     PutField(label.timezone, kLabelV2TzSize, out);
   } else {
-    PutBig64(V3SecondsWordSwap(static_cast<uint64_t>(label.start.sec)), out);
-    PutBig32(label.start.nsec, out);
-    PutBig32(static_cast<uint32_t>(label.volume), out);
-    PutBig32(label.features, out);
-    PutBig32(0, out);  // reserved
+    AppendBig64(V3SecondsWordSwap(static_cast<uint64_t>(label.start.sec)), out);
+    AppendBig32(label.start.nsec, out);
+    AppendBig32(static_cast<uint32_t>(label.volume), out);
+    AppendBig32(label.features, out);
+    AppendBig32(0, out);  // reserved
     PutField(label.hostname, kLabelV3StringSize, out);
     PutField(label.timezone, kLabelV3StringSize, out);
     PutField(label.zoneinfo, kLabelV3StringSize, out);

@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "format/archive_framing.h"
 #include "format/byte_reader.h"
+#include "format/byte_writer.h"
 #include "format/endian.h"
 #include "format/errors.h"
 
@@ -17,18 +18,6 @@ namespace {
 
 constexpr uint32_t Tag(MetaType t) { return static_cast<uint32_t>(t); }
 
-void PutBig16(uint16_t v, std::vector<uint8_t>* out) {
-  out->resize(out->size() + 2);
-  StoreBig16(out->data() + out->size() - 2, v);
-}
-void PutBig32(uint32_t v, std::vector<uint8_t>* out) {
-  out->resize(out->size() + 4);
-  StoreBig32(out->data() + out->size() - 4, v);
-}
-void PutBig64(uint64_t v, std::vector<uint8_t>* out) {
-  out->resize(out->size() + 8);
-  StoreBig64(out->data() + out->size() - 8, v);
-}
 void PutBytes(absl::string_view s, std::vector<uint8_t>* out) {
   out->insert(out->end(), s.begin(), s.end());
 }
@@ -56,11 +45,11 @@ absl::Status CheckTimestamp(bool v3, const Timestamp& t) {
 
 void PutTimestamp(bool v3, const Timestamp& t, std::vector<uint8_t>* out) {
   if (v3) {
-    PutBig64(V3SecondsWordSwap(static_cast<uint64_t>(t.sec)), out);
-    PutBig32(t.nsec, out);
+    AppendBig64(V3SecondsWordSwap(static_cast<uint64_t>(t.sec)), out);
+    AppendBig32(t.nsec, out);
   } else {
-    PutBig32(static_cast<uint32_t>(static_cast<int32_t>(t.sec)), out);
-    PutBig32(t.nsec / 1000, out);
+    AppendBig32(static_cast<uint32_t>(static_cast<int32_t>(t.sec)), out);
+    AppendBig32(t.nsec / 1000, out);
   }
 }
 
@@ -582,15 +571,15 @@ absl::Status EncodeDesc(const Desc& desc, std::vector<uint8_t>* out) {
     }
   }
   const size_t begin = BeginFrame(out);
-  PutBig32(Tag(MetaType::kDesc), out);
-  PutBig32(desc.pmid, out);
-  PutBig32(static_cast<uint32_t>(desc.type), out);
-  PutBig32(desc.indom, out);
-  PutBig32(static_cast<uint32_t>(desc.sem), out);
-  PutBig32(desc.units, out);
-  PutBig32(static_cast<uint32_t>(desc.names.size()), out);
+  AppendBig32(Tag(MetaType::kDesc), out);
+  AppendBig32(desc.pmid, out);
+  AppendBig32(static_cast<uint32_t>(desc.type), out);
+  AppendBig32(desc.indom, out);
+  AppendBig32(static_cast<uint32_t>(desc.sem), out);
+  AppendBig32(desc.units, out);
+  AppendBig32(static_cast<uint32_t>(desc.names.size()), out);
   for (const std::string& name : desc.names) {
-    PutBig32(static_cast<uint32_t>(name.size()), out);
+    AppendBig32(static_cast<uint32_t>(name.size()), out);
     PutBytes(name, out);
   }
   EndFrame(begin, out);
@@ -630,22 +619,22 @@ absl::Status EncodeInDom(int version, const InDom& indom,
     return absl::InvalidArgumentError("instance domain too large");
   }
   const size_t begin = BeginFrame(out);
-  PutBig32(Tag(indom.delta ? MetaType::kInDomDelta
+  AppendBig32(Tag(indom.delta ? MetaType::kInDomDelta
                : v3        ? MetaType::kInDom
                            : MetaType::kInDomV2),
            out);
   PutTimestamp(v3, indom.timestamp, out);
-  PutBig32(indom.indom, out);
-  PutBig32(static_cast<uint32_t>(indom.instances.size()), out);
+  AppendBig32(indom.indom, out);
+  AppendBig32(static_cast<uint32_t>(indom.instances.size()), out);
   for (const InDomInstance& inst : indom.instances) {
-    PutBig32(static_cast<uint32_t>(inst.inst), out);
+    AppendBig32(static_cast<uint32_t>(inst.inst), out);
   }
   int32_t offset = 0;
   for (const InDomInstance& inst : indom.instances) {
     if (inst.deleted) {
-      PutBig32(static_cast<uint32_t>(kInDomDeletedOffset), out);
+      AppendBig32(static_cast<uint32_t>(kInDomDeletedOffset), out);
     } else {
-      PutBig32(static_cast<uint32_t>(offset), out);
+      AppendBig32(static_cast<uint32_t>(offset), out);
       offset += static_cast<int32_t>(inst.name.size() + 1);
     }
   }
@@ -674,24 +663,24 @@ absl::Status EncodeLabelRecord(int version, const LabelRecord& record,
     if (absl::Status s = CheckLabelSet(i, record.sets[i]); !s.ok()) return s;
   }
   const size_t begin = BeginFrame(out);
-  PutBig32(Tag(v3 ? MetaType::kLabel : MetaType::kLabelV2), out);
+  AppendBig32(Tag(v3 ? MetaType::kLabel : MetaType::kLabelV2), out);
   PutTimestamp(v3, record.timestamp, out);
-  PutBig32(record.type, out);
-  PutBig32(record.ident, out);
-  PutBig32(static_cast<uint32_t>(record.sets.size()), out);
+  AppendBig32(record.type, out);
+  AppendBig32(record.ident, out);
+  AppendBig32(static_cast<uint32_t>(record.sets.size()), out);
   for (const LabelSet& set : record.sets) {
-    PutBig32(static_cast<uint32_t>(set.inst), out);
-    PutBig32(static_cast<uint32_t>(set.json.size()), out);
+    AppendBig32(static_cast<uint32_t>(set.inst), out);
+    AppendBig32(static_cast<uint32_t>(set.json.size()), out);
     PutBytes(set.json, out);
-    PutBig32(set.error < 0 ? static_cast<uint32_t>(set.error)
+    AppendBig32(set.error < 0 ? static_cast<uint32_t>(set.error)
                            : static_cast<uint32_t>(set.labels.size()),
              out);
     for (const LabelEntry& l : set.labels) {
-      PutBig16(l.name_offset, out);
+      AppendBig16(l.name_offset, out);
       out->push_back(l.name_length);
       out->push_back(l.flags);
-      PutBig16(l.value_offset, out);
-      PutBig16(l.value_length, out);
+      AppendBig16(l.value_offset, out);
+      AppendBig16(l.value_length, out);
     }
   }
   EndFrame(begin, out);
@@ -704,9 +693,9 @@ absl::Status EncodeHelpText(const HelpText& text, std::vector<uint8_t>* out) {
     return absl::InvalidArgumentError("help text contains NUL");
   }
   const size_t begin = BeginFrame(out);
-  PutBig32(Tag(MetaType::kText), out);
-  PutBig32(text.type, out);
-  PutBig32(text.ident, out);
+  AppendBig32(Tag(MetaType::kText), out);
+  AppendBig32(text.type, out);
+  AppendBig32(text.ident, out);
   PutBytes(text.text, out);
   out->push_back(0);
   EndFrame(begin, out);
