@@ -207,6 +207,32 @@ TEST(MmvMappingNames, DuplicateNameFirstFileWins) {
   EXPECT_EQ(a2->metrics[0].desc.pmid, a->metrics[0].desc.pmid);
 }
 
+TEST(MmvMappingNames, DuplicateNameWithinOneFileKeepsTheFirst) {
+  MmvMapper mapper;
+  absl::StatusOr<MappedFile> f = MapSpec(mapper, "d", Spec({{"x", 1}, {"x", 2}, {"y", 3}}));
+  ASSERT_OK(f);
+  EXPECT_THAT(Names(*f), ElementsAre("mmv.d.x", "mmv.d.y"));
+  EXPECT_EQ(f->metrics[0].desc.pmid, format::PmidBuild(kDomain, 1, 1));
+  EXPECT_TRUE(AnyWarningHas(*f, "mmv.d.x"));
+  // Mapped again unchanged: still fine.
+  EXPECT_OK(MapSpec(mapper, "d", Spec({{"x", 1}, {"x", 2}, {"y", 3}})));
+}
+
+// A PMID never changes meaning, and a name never changes PMID, within one
+// mapper (one archive): a restarted application that moved a metric to
+// another item needs a new archive, which the recorder starts on this error.
+TEST(MmvMappingNames, NameMovedToAnotherItemIsAlreadyExists) {
+  MmvMapper mapper;
+  ASSERT_OK(MapSpec(mapper, "app", Spec({{"x", 1}, {"y", 2}})));
+  EXPECT_THAT(MapSpec(mapper, "app", Spec({{"x", 5}, {"y", 2}})),
+              StatusIs(absl::StatusCode::kAlreadyExists, HasSubstr("mmv.app.x")));
+  // A fresh mapper (a new archive) takes it.
+  MmvMapper fresh;
+  absl::StatusOr<MappedFile> f = MapSpec(fresh, "app", Spec({{"x", 5}, {"y", 2}}));
+  ASSERT_OK(f);
+  EXPECT_EQ(f->metrics[0].desc.pmid, format::PmidBuild(kDomain, 1, 5));
+}
+
 // ---------------------------------------------------------------------------
 // PMIDs and clusters
 

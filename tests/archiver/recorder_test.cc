@@ -1,0 +1,842 @@
+// Recorder: MMV files in a directory -> one archive, driven sample by sample
+// with explicit times, the test playing the applications (writing,
+// restarting, removing and corrupting their files) and reading the archive
+// back with ArchiveReader (and the real pmlogcheck, when installed).
+#include "archiver/recorder.h"
+
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "archiver/posix_file.h"
+#include "format/archive_format.h"
+#include "format/archive_meta.h"
+#include "format/mmv_format.h"
+#include "format/mmv_writer.h"
+#include "tests/archiver/recorder_test_util.h"
+#include "tests/testing/status_matchers.h"
+
+namespace mmvlog::archiver {
+namespace {
+
+using ::mmvlog::testing::ArchiveContents;
+using ::mmvlog::testing::LogSink;
+using ::mmvlog::testing::MmvApp;
+using ::mmvlog::testing::NewTempDir;
+using ::mmvlog::testing::ReadArchive;
+using ::mmvlog::testing::ReadMetaRecords;
+using ::mmvlog::testing::SpecIndom;
+using ::mmvlog::testing::SpecMetric;
+using ::mmvlog::testing::StatusIs;
+using ::mmvlog::testing::TestRecorderOptions;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::SizeIs;
+
+const absl::Time kT0 = absl::FromUnixSeconds(1'700'000'000);
+absl::Time T(double sec) { return kT0 + absl::Seconds(sec); }
+format::Timestamp Ts(double sec) { return format::ToTimestamp(T(sec)); }
+
+// One singular U64 counter "count" (item 1) and a DOUBLE "load" (item 2).
+format::MmvSpec SimpleSpec(int32_t cluster = 0) {
+  format::MmvSpec spec;
+  spec.cluster = cluster;
+  spec.metrics = {SpecMetric("count", 1), SpecMetric("load", 2, format::MmvType::kDouble)};
+  return spec;
+}
+
+// A U64 counter "per" (item 1) over indom 1 with the given instances.
+format::MmvSpec IndomSpec(std::vector<std::pair<int32_t, std::string>> instances) {
+  format::MmvSpec spec;
+  spec.indoms = {SpecIndom(1, std::move(instances))};
+  spec.metrics = {SpecMetric("per", 1, format::MmvType::kU64, 1)};
+  return spec;
+}
+
+uint64_t U64(const ArchiveContents& a, const format::Result& r, const std::string& name) {
+  const format::ValueSet* s = a.Set(r, name);
+  EXPECT_NE(s, nullptr) << name;
+  if (s == nullptr) return ~uint64_t{0};
+  EXPECT_THAT(s->values, SizeIs(1)) << name;
+  return s->values.empty() ? ~uint64_t{0} : s->values[0].u64;
+}
+
+// Result timestamps never go backwards (pmlogcheck's rule too).
+void ExpectTimeOrder(const ArchiveContents& a) {
+  for (size_t i = 1; i < a.results.size(); ++i) {
+    EXPECT_LE(a.results[i - 1].timestamp, a.results[i].timestamp) << "record " << i;
+  }
+}
+
+// The indices of the mark records in a.results.
+std::vector<size_t> MarkPositions(const ArchiveContents& a) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < a.results.size(); ++i) {
+    if (a.results[i].sets.empty()) out.push_back(i);
+  }
+  return out;
+}
+
+class RecorderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = NewTempDir("mmv");
+    out_ = NewTempDir("out");
+    base_ = out_ + "/arch";
+  }
+  RecorderOptions Options() const { return TestRecorderOptions(dir_, base_); }
+  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
+
+  std::string dir_, out_, base_;
+  LogSink log_;
+};
+
+TEST_F(RecorderTest, RecordsEveryFileWithNamesHelpAndContextLabels) {
+  MmvApp a(Path("alpha"), SimpleSpec());
+  a.mutable_spec().metrics[0].short_help = "requests so far";
+  a.Create();
+  MmvApp b(Path("beta"), SimpleSpec(9));
+  b.Create();
+  a.SetU64(1, 10);
+  a.SetDouble(2, 0.5);
+  b.SetU64(1, 1000);
+  Recorder rec(Options(), log_.fn());
+  ASSERT_OK(rec.Sample(T(0)));
+  a.SetU64(1, 20);
+  b.SetU64(1, 2000);
+  ASSERT_OK(rec.Sample(T(1)));
+  EXPECT_EQ(rec.metrics(), 4u);
+  EXPECT_EQ(rec.stats().samples, 2u);
+  EXPECT_EQ(rec.stats().values, 8u);
+  EXPECT_EQ(rec.stats().marks, 0u);
+  ASSERT_OK(rec.Close());
+  EXPECT_THAT(rec.archives(), ElementsAre(base_));
+
+  ArchiveContents ar = ReadArchive(base_);
+  EXPECT_EQ(ar.label.hostname, "testhost");
+  EXPECT_EQ(ar.label.start, Ts(0));
+  EXPECT_EQ(ar.Pmid("mmv.alpha.count"), format::PmidBuild(70, 1, 1));
+  EXPECT_EQ(ar.Pmid("mmv.beta.count"), format::PmidBuild(70, 9, 1));
+  ASSERT_THAT(ar.results, SizeIs(2));
+  EXPECT_EQ(ar.results[0].timestamp, Ts(0));
+  EXPECT_EQ(ar.results[1].timestamp, Ts(1));
+  EXPECT_EQ(U64(ar, ar.results[0], "mmv.alpha.count"), 10u);
+  EXPECT_EQ(U64(ar, ar.results[1], "mmv.alpha.count"), 20u);
+  EXPECT_EQ(U64(ar, ar.results[1], "mmv.beta.count"), 2000u);
+  const format::ValueSet* load = ar.Set(ar.results[0], "mmv.alpha.load");
+  ASSERT_NE(load, nullptr);
+  EXPECT_EQ(load->values[0].f64, 0.5);
+  const std::string* help =
+      ar.meta.Text(format::kTextOneLine | format::kTextPmid, format::PmidBuild(70, 1, 1));
+  ASSERT_NE(help, nullptr);
+  EXPECT_EQ(*help, "requests so far");
+  bool context = false, domain = false;
+  for (const format::LabelRecord& l : ar.meta.labels) {
+    if (l.type == format::kLabelContext) {
+      context = true;
+      EXPECT_THAT(l.sets[0].json, HasSubstr("\"hostname\":\"testhost\""));
+    }
+    if (l.type == format::kLabelDomain) {
+      domain = true;
+      EXPECT_EQ(l.ident, 70u);
+      EXPECT_EQ(l.sets[0].json, "{\"agent\":\"mmv\"}");
+    }
+  }
+  EXPECT_TRUE(context);
+  EXPECT_TRUE(domain);
+  EXPECT_THAT(ar.warnings, IsEmpty());
+  EXPECT_PMLOGCHECK_OK(base_);
+}
+
+TEST_F(RecorderTest, FilesStartingWithADotAndDirectoriesAreIgnored) {
+  MmvApp hidden(Path(".hidden"), SimpleSpec());
+  hidden.Create();
+  ASSERT_EQ(::mkdir(Path("subdir").c_str(), 0755), 0);
+  MmvApp a(Path("a"), SimpleSpec());
+  a.Create();
+  Recorder rec(Options(), log_.fn());
+  ASSERT_OK(rec.Sample(T(0)));
+  EXPECT_EQ(rec.metrics(), 2u);
+  ASSERT_OK(rec.Close());
+  ArchiveContents ar = ReadArchive(base_);
+  EXPECT_THAT(ar.meta.descs, SizeIs(2));
+}
+
+// pmlogger records instance changes as new indom records (v3: deltas)
+// written before the first result that uses them.
+class RecorderIndomTest : public RecorderTest, public ::testing::WithParamInterface<int> {};
+
+TEST_P(RecorderIndomTest, InstancesAddedAndRemovedGetAnInDomBeforeTheirResult) {
+  const int version = GetParam();
+  std::vector<std::pair<int32_t, std::string>> insts;
+  for (int i = 1; i <= 8; ++i) insts.push_back({i, absl::StrCat("q", i)});
+  MmvApp app(Path("app"), IndomSpec(insts));
+  app.Create();
+  RecorderOptions o = Options();
+  o.archive.version = version;
+  Recorder rec(o, log_.fn());
+  ASSERT_OK(rec.Sample(T(0)));
+  ASSERT_OK(rec.Sample(T(1)));
+  // The application restarts with instance 3 gone and instance 42 new.
+  std::vector<std::pair<int32_t, std::string>> later = insts;
+  later.erase(later.begin() + 2);
+  later.push_back({42, "q42"});
+  app.Restart(IndomSpec(later));
+  app.SetU64(1, 4242, 42);
+  ASSERT_OK(rec.Sample(T(2)));
+  ASSERT_OK(rec.Sample(T(3)));
+  ASSERT_OK(rec.Close());
+
+  ArchiveContents ar = ReadArchive(base_);
+  EXPECT_THAT(ar.warnings, IsEmpty());
+  ExpectTimeOrder(ar);
+  const uint32_t indom = format::InDomBuild(70, (1u << 11) | 1);
+  ASSERT_TRUE(ar.meta.indoms.contains(indom));
+  const auto& history = ar.meta.indoms.at(indom);
+  ASSERT_THAT(history, SizeIs(2));
+  EXPECT_EQ(history[0].timestamp, Ts(0));
+  EXPECT_THAT(history[0].instances, SizeIs(8));
+  EXPECT_EQ(history[1].timestamp, Ts(2));
+  EXPECT_THAT(history[1].instances, SizeIs(8));
+  // Every value of every result has its instance in the indom in force.
+  std::vector<const format::Result*> data = ar.data();
+  ASSERT_THAT(data, SizeIs(4));
+  for (const format::Result* r : data) {
+    const format::InDom* in = ar.meta.InDomAt(indom, r->timestamp);
+    ASSERT_NE(in, nullptr);
+    for (const format::ValueSet& s : r->sets) {
+      for (const format::ResultValue& v : s.values) {
+        EXPECT_TRUE(std::any_of(in->instances.begin(), in->instances.end(),
+                                [&](const format::InDomInstance& i) { return i.inst == v.inst; }))
+            << "instance " << v.inst << " at " << r->timestamp.sec;
+      }
+    }
+  }
+  const format::ValueSet* last = ar.Set(*data[3], "mmv.app.per");
+  ASSERT_NE(last, nullptr);
+  std::vector<int32_t> seen;
+  for (const auto& v : last->values) seen.push_back(v.inst);
+  EXPECT_THAT(seen, ElementsAre(1, 2, 4, 5, 6, 7, 8, 42));
+  EXPECT_EQ(last->values.back().u64, 4242u);
+  // As written: v3 writes the change as a delta (one added, one deleted).
+  std::vector<format::InDom> written;
+  for (const format::MetaRecord& m : ReadMetaRecords(base_, version)) {
+    if (const auto* d = std::get_if<format::InDom>(&m)) written.push_back(*d);
+  }
+  ASSERT_THAT(written, SizeIs(2));
+  EXPECT_FALSE(written[0].delta);
+  if (version == 3) {
+    EXPECT_TRUE(written[1].delta);
+    EXPECT_THAT(written[1].instances,
+                ::testing::UnorderedElementsAre(format::InDomInstance{42, "q42", false},
+                                                format::InDomInstance{3, "", true}));
+  } else {
+    EXPECT_FALSE(written[1].delta);
+    EXPECT_THAT(written[1].instances, SizeIs(8));
+  }
+  EXPECT_PMLOGCHECK_OK(base_);
+}
+
+INSTANTIATE_TEST_SUITE_P(Versions, RecorderIndomTest, ::testing::Values(2, 3));
+
+TEST_F(RecorderTest, ApplicationRestartIsMarkedAndItsMetadataReread) {
+  MmvApp app(Path("app"), SimpleSpec());
+  app.Create();
+  app.SetU64(1, 180);
+  Recorder rec(Options(), log_.fn());
+  ASSERT_OK(rec.Sample(T(0)));
+  ASSERT_OK(rec.Sample(T(1)));
+  // Restarted: the counter starts again, and there is a new metric.
+  format::MmvSpec spec = SimpleSpec();
+  spec.metrics.push_back(SpecMetric("errors", 3));
+  app.Restart(spec);
+  app.SetU64(1, 5);
+  app.SetU64(3, 1);
+  ASSERT_OK(rec.Sample(T(2)));
+  ASSERT_OK(rec.Sample(T(3)));
+  EXPECT_EQ(rec.stats().marks, 1u);
+  ASSERT_OK(rec.Close());
+
+  ArchiveContents ar = ReadArchive(base_);
+  ASSERT_THAT(ar.results, SizeIs(5));
+  EXPECT_THAT(MarkPositions(ar), ElementsAre(2));
+  // The mark sits between the last old and the first new value.
+  EXPECT_GT(ar.results[2].timestamp, Ts(1));
+  EXPECT_LE(ar.results[2].timestamp, Ts(2));
+  EXPECT_EQ(U64(ar, ar.results[1], "mmv.app.count"), 180u);
+  EXPECT_EQ(U64(ar, ar.results[3], "mmv.app.count"), 5u);
+  EXPECT_EQ(U64(ar, ar.results[3], "mmv.app.errors"), 1u);
+  EXPECT_EQ(ar.Set(ar.results[1], "mmv.app.errors"), nullptr);
+  // Same file, same cluster: the PMIDs did not move.
+  EXPECT_EQ(ar.Pmid("mmv.app.count"), format::PmidBuild(70, 1, 1));
+  EXPECT_EQ(ar.Pmid("mmv.app.errors"), format::PmidBuild(70, 1, 3));
+  EXPECT_PMLOGCHECK_OK(base_);
+}
+
+TEST_F(RecorderTest, UnchangedFileWritesNoMetadataAndNoMark) {
+  MmvApp app(Path("app"), IndomSpec({{1, "a"}, {2, "b"}}));
+  app.Create();
+  Recorder rec(Options(), log_.fn());
+  ASSERT_OK(rec.Sample(T(0)));
+  absl::StatusOr<struct stat> meta1 = StatPath(base_ + ".meta");
+  ASSERT_OK(meta1);
+  for (int i = 1; i < 10; ++i) {
+    app.SetU64(1, i, 1);
+    ASSERT_OK(rec.Sample(T(i)));
+  }
+  absl::StatusOr<struct stat> meta2 = StatPath(base_ + ".meta");
+  ASSERT_OK(meta2);
+  EXPECT_EQ(meta1->st_size, meta2->st_size);
+  EXPECT_EQ(rec.stats().marks, 0u);
+  ASSERT_OK(rec.Close());
+  ArchiveContents ar = ReadArchive(base_);
+  EXPECT_EQ(ar.marks(), 0u);
+  EXPECT_THAT(ar.results, SizeIs(10));
+}
+
+TEST_F(RecorderTest, FileRemovedAndRecreatedIsMarked) {
+  MmvApp keep(Path("keep"), SimpleSpec());
+  keep.Create();
+  MmvApp app(Path("app"), SimpleSpec());
+  app.Create();
+  app.SetU64(1, 100);
+  Recorder rec(Options(), log_.fn());
+  ASSERT_OK(rec.Sample(T(0)));
+  const uint32_t pmid_before = format::PmidBuild(70, 1, 1);  // "app" sorts first
+  app.Remove();
+  ASSERT_OK(rec.Sample(T(1)));
+  ASSERT_OK(rec.Sample(T(2)));
+  EXPECT_EQ(log_.Count(LogLevel::kInfo, {"app", "gone"}), 1u) << log_.All();
+  app.Restart(SimpleSpec());
+  app.SetU64(1, 3);
+  ASSERT_OK(rec.Sample(T(3)));
+  ASSERT_OK(rec.Close());
+
+  ArchiveContents ar = ReadArchive(base_);
+  ExpectTimeOrder(ar);
+  EXPECT_EQ(ar.Pmid("mmv.app.count"), pmid_before);
+  // r0 (app), mark, r1, r2 (keep only), r3 (app again).
+  ASSERT_THAT(ar.results, SizeIs(5));
+  EXPECT_THAT(MarkPositions(ar), ElementsAre(1));
+  EXPECT_EQ(U64(ar, ar.results[0], "mmv.app.count"), 100u);
+  EXPECT_EQ(ar.Set(ar.results[2], "mmv.app.count"), nullptr);
+  EXPECT_NE(ar.Set(ar.results[2], "mmv.keep.count"), nullptr);
+  EXPECT_EQ(U64(ar, ar.results[4], "mmv.app.count"), 3u);
+  EXPECT_PMLOGCHECK_OK(base_);
+}
+
+TEST_F(RecorderTest, FileReplacedBetweenTwoSamplesIsMarked) {
+  MmvApp app(Path("app"), SimpleSpec());
+  app.Create();
+  app.SetU64(1, 100);
+  Recorder rec(Options(), log_.fn());
+  ASSERT_OK(rec.Sample(T(0)));
+  app.Restart(SimpleSpec());  // new inode, new generation, same layout
+  app.SetU64(1, 1);
+  ASSERT_OK(rec.Sample(T(1)));
+  ASSERT_OK(rec.Close());
+  ArchiveContents ar = ReadArchive(base_);
+  ASSERT_THAT(ar.results, SizeIs(3));
+  EXPECT_THAT(MarkPositions(ar), ElementsAre(1));
+}
+
+// An application writing its own MMV files may keep the generation when it
+// recreates the file; the new inode still means its counters restarted.
+TEST_F(RecorderTest, FileRecreatedWithTheSameGenerationIsMarked) {
+  MmvApp app(Path("app"), SimpleSpec());
+  app.Create();
+  app.SetU64(1, 100);
+  Recorder rec(Options(), log_.fn());
+  ASSERT_OK(rec.Sample(T(0)));
+  app.Create();  // same spec, same generation, a new file
+  app.SetU64(1, 1);
+  ASSERT_OK(rec.Sample(T(1)));
+  ASSERT_OK(rec.Close());
+  ArchiveContents ar = ReadArchive(base_);
+  ASSERT_THAT(ar.results, SizeIs(3));
+  EXPECT_THAT(MarkPositions(ar), ElementsAre(1));
+  EXPECT_EQ(U64(ar, ar.results[2], "mmv.app.count"), 1u);
+}
+
+// A child process that sleeps until killed; reaped by Kill().
+class Sleeper {
+ public:
+  Sleeper() {
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      for (;;) ::pause();
+    }
+  }
+  ~Sleeper() { Kill(); }
+  void Kill() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGKILL);
+    int status;
+    ::waitpid(pid_, &status, 0);  // a zombie would still answer kill(pid, 0)
+    pid_ = -1;
+  }
+  pid_t pid() const { return pid_; }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+TEST_F(RecorderTest, ProcessFlagFileStopsWhenItsProcessExits) {
+  Sleeper child;
+  ASSERT_GT(child.pid(), 0);
+  MmvApp keep(Path("keep"), SimpleSpec());
+  keep.Create();
+  format::MmvSpec spec = SimpleSpec();
+  spec.flags = format::kMmvFlagProcess;
+  spec.process = child.pid();
+  MmvApp app(Path("app"), spec);
+  app.Create();
+  app.SetU64(1, 7);
+  Recorder rec(Options(), log_.fn());
+  ASSERT_OK(rec.Sample(T(0)));
+  ASSERT_OK(rec.Sample(T(1)));
+  child.Kill();
+  ASSERT_OK(rec.Sample(T(2)));
+  ASSERT_OK(rec.Sample(T(3)));
+  ASSERT_OK(rec.Sample(T(4)));
+  EXPECT_EQ(rec.stats().marks, 1u);
+  EXPECT_EQ(log_.Count(LogLevel::kWarning, {"app", "has exited"}), 1u) << log_.All();
+  ASSERT_OK(rec.Close());
+
+  ArchiveContents ar = ReadArchive(base_);
+  ExpectTimeOrder(ar);
+  ASSERT_THAT(ar.results, SizeIs(6));
+  EXPECT_THAT(MarkPositions(ar), ElementsAre(2));
+  EXPECT_EQ(U64(ar, ar.results[1], "mmv.app.count"), 7u);
+  for (size_t i = 3; i < 6; ++i) {
+    EXPECT_EQ(ar.Set(ar.results[i], "mmv.app.count"), nullptr) << i;
+    EXPECT_NE(ar.Set(ar.results[i], "mmv.keep.count"), nullptr) << i;
+  }
+  EXPECT_PMLOGCHECK_OK(base_);
+}
+
+TEST_F(RecorderTest, ProcessFlagFileOfADeadProcessIsNeverRecorded) {
+  pid_t dead;
+  {
+    Sleeper child;
+    dead = child.pid();
+  }
+  MmvApp keep(Path("keep"), SimpleSpec());
+  keep.Create();
+  format::MmvSpec spec = SimpleSpec();
+  spec.flags = format::kMmvFlagProcess;
+  spec.process = dead;
+  MmvApp app(Path("app"), spec);
+  app.Create();
+  Recorder rec(Options(), log_.fn());
+  ASSERT_OK(rec.Sample(T(0)));
+  ASSERT_OK(rec.Sample(T(1)));
+  EXPECT_EQ(rec.metrics(), 2u);
+  ASSERT_OK(rec.Close());
+  ArchiveContents ar = ReadArchive(base_);
+  EXPECT_EQ(ar.Pmid("mmv.app.count"), 0u);
+  EXPECT_EQ(ar.marks(), 0u);
+}
+
+TEST_F(RecorderTest, CorruptFileIsReportedOnceAndTheOthersKeepRecording) {
+  MmvApp good(Path("good"), SimpleSpec());
+  good.Create();
+  // Not an MMV file at all, and a valid one cut short.
+  const std::string junk = "this is not an MMV file, just some text in the directory";
+  ASSERT_OK(WriteFileAtomically(Path("junk"),
+                                std::span<const uint8_t>(
+                                    reinterpret_cast<const uint8_t*>(junk.data()), junk.size())));
+  absl::StatusOr<format::MmvImage> image = format::BuildMmv(SimpleSpec());
+  ASSERT_OK(image);
+  image->bytes.resize(image->bytes.size() / 2);
+  ASSERT_OK(WriteFileAtomically(Path("short"), image->bytes));
+  Recorder rec(Options(), log_.fn());
+  for (int i = 0; i < 5; ++i) {
+    good.SetU64(1, i);
+    ASSERT_OK(rec.Sample(T(i)));
+  }
+  EXPECT_EQ(log_.Count(LogLevel::kWarning, {"junk"}), 1u) << log_.All();
+  EXPECT_EQ(log_.Count(LogLevel::kWarning, {"short"}), 1u) << log_.All();
+  EXPECT_EQ(rec.stats().marks, 0u);  // never recorded: nothing to mark
+  // The broken file is fixed: it is picked up.
+  ASSERT_OK(WriteFileAtomically(Path("short"), format::BuildMmv(SimpleSpec())->bytes));
+  ASSERT_OK(rec.Sample(T(5)));
+  EXPECT_EQ(rec.metrics(), 4u);
+  ASSERT_OK(rec.Close());
+
+  ArchiveContents ar = ReadArchive(base_);
+  ASSERT_THAT(ar.results, SizeIs(6));
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(U64(ar, ar.results[i], "mmv.good.count"), i);
+  EXPECT_NE(ar.Set(ar.results[5], "mmv.short.count"), nullptr);
+  EXPECT_PMLOGCHECK_OK(base_);
+}
+
+TEST_F(RecorderTest, RecordedFileThatBecomesCorruptIsMarkedAndComesBackMarked) {
+  MmvApp keep(Path("keep"), SimpleSpec());
+  keep.Create();
+  MmvApp app(Path("app"), SimpleSpec());
+  app.Create();
+  Recorder rec(Options(), log_.fn());
+  ASSERT_OK(rec.Sample(T(0)));
+  const std::string junk = "garbage";
+  ASSERT_OK(WriteFileAtomically(Path("app"),
+                                std::span<const uint8_t>(
+                                    reinterpret_cast<const uint8_t*>(junk.data()), junk.size())));
+  ASSERT_OK(rec.Sample(T(1)));
+  ASSERT_OK(rec.Sample(T(2)));
+  app.Restart(SimpleSpec());
+  ASSERT_OK(rec.Sample(T(3)));
+  ASSERT_OK(rec.Close());
+  ArchiveContents ar = ReadArchive(base_);
+  // r0, mark (failed), r1, r2, mark (came back), r3.
+  ASSERT_THAT(ar.results, SizeIs(6));
+  EXPECT_THAT(MarkPositions(ar), ElementsAre(1, 4));
+  EXPECT_NE(ar.Set(ar.results[5], "mmv.app.count"), nullptr);
+  EXPECT_EQ(ar.Pmid("mmv.app.count"), format::PmidBuild(70, 1, 1));
+}
+
+TEST_F(RecorderTest, DescriptorChangeUnderTheSameNameStartsASecondArchive) {
+  MmvApp app(Path("app"), SimpleSpec());
+  app.Create();
+  MmvApp other(Path("other"), SimpleSpec());
+  other.Create();
+  app.SetU64(1, 1);
+  Recorder rec(Options(), log_.fn());
+  ASSERT_OK(rec.Sample(T(0)));
+  ASSERT_OK(rec.Sample(T(1)));
+  // The restarted application made "count" a double.
+  format::MmvSpec spec = SimpleSpec();
+  spec.metrics[0].type = format::MmvType::kDouble;
+  app.Restart(spec);
+  app.SetDouble(1, 2.5);
+  ASSERT_OK(rec.Sample(T(2)));
+  ASSERT_OK(rec.Sample(T(3)));
+  EXPECT_EQ(rec.stats().archives, 2u);
+  ASSERT_OK(rec.Close());
+  const std::string second = base_ + "-2";
+  EXPECT_THAT(rec.archives(), ElementsAre(base_, second));
+  EXPECT_EQ(log_.Count(LogLevel::kWarning, {"new archive"}), 1u) << log_.All();
+
+  ArchiveContents first = ReadArchive(base_);
+  ArchiveContents next = ReadArchive(second);
+  EXPECT_THAT(first.warnings, IsEmpty());
+  EXPECT_THAT(next.warnings, IsEmpty());
+  ASSERT_THAT(first.data(), SizeIs(2));
+  EXPECT_EQ(first.meta.Desc(first.Pmid("mmv.app.count"))->type, format::kTypeU64);
+  ASSERT_THAT(next.data(), SizeIs(2));
+  EXPECT_EQ(next.label.start, Ts(2));
+  const format::Desc* d = next.meta.Desc(next.Pmid("mmv.app.count"));
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->type, format::kTypeDouble);
+  const format::ValueSet* s = next.Set(*next.data()[0], "mmv.app.count");
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->values[0].f64, 2.5);
+  // The other file continues in the new archive, with its metadata.
+  EXPECT_NE(next.Set(*next.data()[0], "mmv.other.count"), nullptr);
+  bool context = false;
+  for (const auto& l : next.meta.labels) context |= l.type == format::kLabelContext;
+  EXPECT_TRUE(context);
+  EXPECT_PMLOGCHECK_OK(base_);
+  EXPECT_PMLOGCHECK_OK(second);
+}
+
+TEST_F(RecorderTest, MetricMovedToAnotherItemStartsASecondArchive) {
+  MmvApp app(Path("app"), SimpleSpec());
+  app.Create();
+  app.SetU64(1, 1);
+  Recorder rec(Options(), log_.fn());
+  ASSERT_OK(rec.Sample(T(0)));
+  // Restarted with "count" at item 7: its name would need another PMID.
+  format::MmvSpec spec = SimpleSpec();
+  spec.metrics[0].item = 7;
+  app.Restart(spec);
+  app.SetU64(7, 2);
+  ASSERT_OK(rec.Sample(T(1)));
+  ASSERT_OK(rec.Sample(T(2)));
+  ASSERT_OK(rec.Close());
+  ASSERT_THAT(rec.archives(), ElementsAre(base_, base_ + "-2"));
+  ArchiveContents first = ReadArchive(base_);
+  ArchiveContents next = ReadArchive(base_ + "-2");
+  EXPECT_EQ(first.Pmid("mmv.app.count"), format::PmidBuild(70, 1, 1));
+  EXPECT_EQ(next.Pmid("mmv.app.count"), format::PmidBuild(70, 1, 7));
+  ASSERT_THAT(next.data(), SizeIs(2));
+  EXPECT_EQ(U64(next, *next.data()[0], "mmv.app.count"), 2u);
+  EXPECT_PMLOGCHECK_OK(base_);
+  EXPECT_PMLOGCHECK_OK(base_ + "-2");
+}
+
+TEST_F(RecorderTest, WallClockSteppingBackwardsIsMarkedAndOrderKept) {
+  MmvApp app(Path("app"), SimpleSpec());
+  app.Create();
+  Recorder rec(Options(), log_.fn());
+  ASSERT_OK(rec.Sample(T(100)));
+  ASSERT_OK(rec.Sample(T(101)));
+  ASSERT_OK(rec.Sample(T(50)));  // stepped back 51 seconds
+  ASSERT_OK(rec.Sample(T(102)));
+  EXPECT_EQ(rec.stats().samples, 4u);
+  EXPECT_EQ(rec.stats().marks, 1u);
+  EXPECT_EQ(log_.Count(LogLevel::kWarning, {"backwards"}), 1u) << log_.All();
+  ASSERT_OK(rec.Close());
+  ArchiveContents ar = ReadArchive(base_);
+  ExpectTimeOrder(ar);
+  ASSERT_THAT(ar.results, SizeIs(5));
+  EXPECT_THAT(MarkPositions(ar), ElementsAre(2));
+  EXPECT_GE(ar.results[3].timestamp, Ts(101));
+  EXPECT_EQ(ar.results[4].timestamp, Ts(102));
+  EXPECT_PMLOGCHECK_OK(base_);
+}
+
+TEST_F(RecorderTest, VolumeSamplesSwitchesVolumes) {
+  MmvApp app(Path("app"), SimpleSpec());
+  app.Create();
+  RecorderOptions o = Options();
+  o.volume_samples = 3;
+  Recorder rec(o, log_.fn());
+  for (int i = 0; i < 10; ++i) {
+    app.SetU64(1, i);
+    ASSERT_OK(rec.Sample(T(i)));
+  }
+  ASSERT_OK(rec.Close());
+  ArchiveContents ar = ReadArchive(base_);
+  EXPECT_THAT(ar.volumes, ElementsAre(base_ + ".0", base_ + ".1", base_ + ".2", base_ + ".3"));
+  ASSERT_THAT(ar.results, SizeIs(10));
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(U64(ar, ar.results[i], "mmv.app.count"), i);
+  // Each volume's first result has its index entry: samples 0, 3, 6, 9.
+  std::vector<std::pair<int, int64_t>> entries;
+  for (const auto& e : ar.index) entries.push_back({e.volume, e.timestamp.sec - absl::ToUnixSeconds(kT0)});
+  EXPECT_THAT(entries, ::testing::IsSupersetOf({std::pair<int, int64_t>{0, 0}, {1, 3}, {2, 6}, {3, 9}}));
+  EXPECT_PMLOGCHECK_OK(base_);
+}
+
+TEST_F(RecorderTest, NewVolumeOnRequest) {
+  MmvApp app(Path("app"), SimpleSpec());
+  app.Create();
+  Recorder rec(Options(), log_.fn());
+  ASSERT_OK(rec.Sample(T(0)));
+  ASSERT_OK(rec.NewVolume());
+  ASSERT_OK(rec.Sample(T(1)));
+  ASSERT_OK(rec.Close());
+  ArchiveContents ar = ReadArchive(base_);
+  EXPECT_THAT(ar.volumes, SizeIs(2));
+  EXPECT_THAT(ar.results, SizeIs(2));
+}
+
+TEST_F(RecorderTest, ExistingArchiveIsNotOverwrittenWithoutResume) {
+  MmvApp app(Path("app"), SimpleSpec());
+  app.Create();
+  {
+    Recorder rec(Options(), log_.fn());
+    ASSERT_OK(rec.Sample(T(0)));
+    ASSERT_OK(rec.Close());
+  }
+  Recorder again(Options(), log_.fn());
+  EXPECT_THAT(again.Sample(T(10)), StatusIs(absl::StatusCode::kAlreadyExists, HasSubstr(base_)));
+  ArchiveContents ar = ReadArchive(base_);
+  EXPECT_THAT(ar.results, SizeIs(1));
+}
+
+TEST_F(RecorderTest, ResumeWithoutAnArchiveCreatesOne) {
+  MmvApp app(Path("app"), SimpleSpec());
+  app.Create();
+  RecorderOptions o = Options();
+  o.resume = true;
+  Recorder rec(o, log_.fn());
+  ASSERT_OK(rec.Sample(T(0)));
+  ASSERT_OK(rec.Close());
+  ArchiveContents ar = ReadArchive(base_);
+  EXPECT_THAT(ar.results, SizeIs(1));
+  EXPECT_EQ(ar.marks(), 0u);
+}
+
+TEST_F(RecorderTest, NamedFilesWithoutADirectory) {
+  MmvApp app(Path("app"), SimpleSpec());
+  app.Create();
+  MmvApp other(Path("other"), SimpleSpec());  // in the directory, not named
+  other.Create();
+  RecorderOptions o = Options();
+  o.mmv_dir = "";
+  o.files = {Path("app"), Path("missing")};
+  Recorder rec(o, log_.fn());
+  ASSERT_OK(rec.Sample(T(0)));
+  ASSERT_OK(rec.Sample(T(1)));
+  EXPECT_EQ(rec.metrics(), 2u);
+  EXPECT_EQ(log_.Count(LogLevel::kWarning, {"missing"}), 1u) << log_.All();
+  ASSERT_OK(rec.Close());
+  ArchiveContents ar = ReadArchive(base_);
+  EXPECT_NE(ar.Pmid("mmv.app.count"), 0u);
+  EXPECT_EQ(ar.Pmid("mmv.other.count"), 0u);
+  EXPECT_THAT(ar.results, SizeIs(2));
+}
+
+TEST_F(RecorderTest, ResumeContinuesAnArchiveAfterACrash) {
+  MmvApp a(Path("a"), SimpleSpec());
+  a.Create();
+  MmvApp b(Path("b"), SimpleSpec());
+  b.Create();
+  {
+    Recorder rec(Options(), log_.fn());
+    for (int i = 0; i < 3; ++i) {
+      b.SetU64(1, 10 + i);
+      ASSERT_OK(rec.Sample(T(i)));
+    }
+  }
+  // The crash tore the last record.
+  absl::StatusOr<struct stat> st = StatPath(base_ + ".0");
+  ASSERT_OK(st);
+  ASSERT_EQ(::truncate((base_ + ".0").c_str(), st->st_size - 5), 0);
+  const uint32_t b_count = ReadArchive(base_).Pmid("mmv.b.count");
+  ASSERT_EQ(b_count, format::PmidBuild(70, 2, 1));
+  // Restarted with "a" gone and a newcomer "c".
+  a.Remove();
+  MmvApp c(Path("c"), SimpleSpec());
+  c.Create();
+  RecorderOptions o = Options();
+  o.resume = true;
+  Recorder rec(o, log_.fn());
+  b.SetU64(1, 99);
+  ASSERT_OK(rec.Sample(T(10)));
+  ASSERT_OK(rec.Sample(T(11)));
+  EXPECT_EQ(rec.stats().marks, 1u);
+  ASSERT_OK(rec.Close());
+  EXPECT_EQ(log_.Count(LogLevel::kInfo, {"continuing"}), 1u) << log_.All();
+
+  ArchiveContents ar = ReadArchive(base_);
+  EXPECT_THAT(ar.warnings, IsEmpty());
+  ExpectTimeOrder(ar);
+  EXPECT_THAT(ar.volumes, ElementsAre(base_ + ".0", base_ + ".1"));
+  EXPECT_EQ(ar.label.start, Ts(0));
+  // Two complete old results, the mark, two new ones.
+  ASSERT_THAT(ar.results, SizeIs(5));
+  EXPECT_THAT(MarkPositions(ar), ElementsAre(2));
+  EXPECT_LT(ar.results[2].timestamp, Ts(10));
+  EXPECT_EQ(U64(ar, ar.results[1], "mmv.b.count"), 11u);
+  EXPECT_EQ(U64(ar, ar.results[3], "mmv.b.count"), 99u);
+  // Same PMIDs; the newcomer does not take the departed file's cluster.
+  EXPECT_EQ(ar.Pmid("mmv.b.count"), b_count);
+  EXPECT_EQ(ar.Pmid("mmv.a.count"), format::PmidBuild(70, 1, 1));
+  EXPECT_EQ(ar.Pmid("mmv.c.count"), format::PmidBuild(70, 3, 1));
+  // Each descriptor is in .meta once.
+  EXPECT_THAT(ar.meta.descs, SizeIs(6));
+  EXPECT_PMLOGCHECK_OK(base_);
+}
+
+// A file size limit (RLIMIT_FSIZE, with SIGXFSZ ignored) makes every write
+// past it fail with EFBIG, as a full disk makes them fail with ENOSPC.
+class FileSizeLimit {
+ public:
+  FileSizeLimit() {
+    EXPECT_EQ(::getrlimit(RLIMIT_FSIZE, &old_), 0);
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    EXPECT_EQ(::sigaction(SIGXFSZ, &ignore, &old_action_), 0);
+  }
+  ~FileSizeLimit() { Lift(); }
+  void Set(rlim_t bytes) {
+    struct rlimit l = old_;
+    l.rlim_cur = bytes;
+    EXPECT_EQ(::setrlimit(RLIMIT_FSIZE, &l), 0);
+  }
+  void Lift() {
+    if (lifted_) return;
+    ::setrlimit(RLIMIT_FSIZE, &old_);
+    ::sigaction(SIGXFSZ, &old_action_, nullptr);
+    lifted_ = true;
+  }
+
+ private:
+  struct rlimit old_ {};
+  struct sigaction old_action_ {};
+  bool lifted_ = false;
+};
+
+TEST_F(RecorderTest, DiskFullDropsSamplesThenResumesWithAMark) {
+  MmvApp app(Path("app"), SimpleSpec());
+  app.Create();
+  Recorder rec(Options(), log_.fn());
+  for (int i = 0; i < 3; ++i) {
+    app.SetU64(1, i);
+    ASSERT_OK(rec.Sample(T(i)));
+  }
+  const uint64_t good_samples = rec.stats().samples;
+  std::vector<absl::Status> during;
+  {
+    FileSizeLimit limit;
+    // First the result write stops part-way, then nothing can be written.
+    absl::StatusOr<struct stat> st = StatPath(base_ + ".0");
+    ASSERT_OK(st);
+    limit.Set(st->st_size + 10);
+    app.SetU64(1, 1000);
+    during.push_back(rec.Sample(T(3)));
+    limit.Set(0);
+    for (int i = 4; i < 7; ++i) during.push_back(rec.Sample(T(i)));
+    limit.Lift();
+  }
+  for (const absl::Status& s : during) EXPECT_OK(s);
+  EXPECT_EQ(rec.stats().dropped, 4u);
+  EXPECT_EQ(rec.stats().samples, good_samples);
+  EXPECT_GE(log_.Count(LogLevel::kError, {"dropped"}), 1u) << log_.All();
+  app.SetU64(1, 7);
+  ASSERT_OK(rec.Sample(T(7)));
+  app.SetU64(1, 8);
+  ASSERT_OK(rec.Sample(T(8)));
+  EXPECT_EQ(rec.stats().dropped, 4u);
+  EXPECT_EQ(rec.stats().marks, 1u);
+  EXPECT_EQ(log_.Count(LogLevel::kInfo, {"writable again"}), 1u) << log_.All();
+  ASSERT_OK(rec.Close());
+
+  ArchiveContents ar = ReadArchive(base_);
+  EXPECT_THAT(ar.warnings, IsEmpty());
+  ExpectTimeOrder(ar);
+  ASSERT_THAT(ar.results, SizeIs(6));
+  EXPECT_THAT(MarkPositions(ar), ElementsAre(3));
+  EXPECT_EQ(U64(ar, ar.results[2], "mmv.app.count"), 2u);
+  EXPECT_EQ(U64(ar, ar.results[4], "mmv.app.count"), 7u);
+  EXPECT_EQ(ar.results[4].timestamp, Ts(7));
+  EXPECT_GE(ar.volumes.size(), 2u);  // continued in a new volume
+  EXPECT_PMLOGCHECK_OK(base_);
+}
+
+// With no MMV file at all there is nothing to record; a result with no
+// metrics would read as a <mark> record to every PCP tool.
+TEST_F(RecorderTest, EmptyDirectoryWritesNoMarkLikeRecords) {
+  Recorder rec(Options(), log_.fn());
+  for (int i = 0; i < 3; ++i) ASSERT_OK(rec.Sample(T(i)));
+  MmvApp app(Path("app"), SimpleSpec());
+  app.Create();
+  ASSERT_OK(rec.Sample(T(3)));
+  ASSERT_OK(rec.Close());
+  ArchiveContents ar = ReadArchive(base_);
+  EXPECT_EQ(ar.marks(), 0u);
+  ASSERT_THAT(ar.results, SizeIs(1));
+  EXPECT_EQ(ar.results[0].timestamp, Ts(3));
+  EXPECT_PMLOGCHECK_OK(base_);
+}
+
+TEST_F(RecorderTest, EveryFileGoneWritesOneMarkNotTwo) {
+  MmvApp app(Path("app"), SimpleSpec());
+  app.Create();
+  Recorder rec(Options(), log_.fn());
+  ASSERT_OK(rec.Sample(T(0)));
+  app.Remove();
+  ASSERT_OK(rec.Sample(T(1)));
+  ASSERT_OK(rec.Sample(T(2)));
+  ASSERT_OK(rec.Close());
+  ArchiveContents ar = ReadArchive(base_);
+  EXPECT_EQ(ar.marks(), 1u);
+  EXPECT_THAT(ar.results, SizeIs(2));
+}
+
+}  // namespace
+}  // namespace mmvlog::archiver
