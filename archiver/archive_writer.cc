@@ -6,6 +6,7 @@
 #include <limits>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "archiver/archive_reader.h"
 #include "archiver/recovery.h"
@@ -76,10 +77,17 @@ absl::StatusOr<std::unique_ptr<ArchiveWriter>> ArchiveWriter::Resume(
   for (const format::HelpText& t : r.meta().texts) w->texts_.insert({t.type, t.ident});
   for (const format::LabelRecord& l : r.meta().labels) w->labels_[{l.type, l.ident}] = l;
   // The last timestamp: results are in time order, so the last one read.
-  int last_volume = 0;
+  int last_volume = -1;
+  std::string last_volume_path;
+  const std::string stem = base.substr(base.rfind('/') + 1);
   for (const std::string& v : r.volumes()) {
-    const size_t dot = v.rfind('.');
-    last_volume = std::max(last_volume, std::atoi(v.c_str() + dot + 1));
+    // <base>.N or <base>.N.zst: N follows the base name.
+    const std::string file = v.substr(v.rfind('/') + 1);
+    const int n = std::atoi(file.c_str() + stem.size() + 1);
+    if (n > last_volume) {
+      last_volume = n;
+      last_volume_path = v;
+    }
   }
   for (;;) {
     absl::StatusOr<std::optional<format::DecodedResult>> next = (*reader)->Next();
@@ -95,9 +103,24 @@ absl::StatusOr<std::unique_ptr<ArchiveWriter>> ArchiveWriter::Resume(
   if (!index.ok()) return index.status();
   w->index_ = std::move(*index);
   w->meta_offset_after_last_result_ = w->meta_->size();
-  if (absl::Status s = w->OpenVolume(last_volume + 1); !s.ok()) {
+  absl::Status opened;
+  if (!w->have_last_ && last_volume >= 0 && !absl::EndsWith(last_volume_path, ".zst")) {
+    // Nothing recorded yet (a crash or a full disk before the first
+    // result): continue in the last volume, which holds only its label. A
+    // new volume would leave it in front, and PCP cannot open an archive
+    // whose first volume holds no record.
+    absl::StatusOr<std::unique_ptr<WritableFile>> data = OpenWritableFile(last_volume_path, true);
+    opened = data.status();
+    if (data.ok()) {
+      w->data_ = std::move(*data);
+      w->volume_ = last_volume;
+    }
+  } else {
+    opened = w->OpenVolume(last_volume + 1);
+  }
+  if (!opened.ok()) {
     w->closed_ = true;
-    return s;
+    return opened;
   }
   w->last_volume_ = -1;  // no result of this session yet for the final entry
   return w;
@@ -158,6 +181,9 @@ absl::Status ArchiveWriter::OpenVolume(int n) {
 
 absl::Status ArchiveWriter::NewVolume() {
   if (!status_.ok()) return status_;
+  // A volume without a record reads as "contains no PCP data", and as the
+  // first volume it makes the archive unreadable: keep the empty one.
+  if (results_in_volume_ == 0) return absl::OkStatus();
   if (options_.sync_on_switch) {
     if (absl::Status s = data_->Sync(); !s.ok()) return Fail(s);
     if (absl::Status s = meta_->Sync(); !s.ok()) return Fail(s);

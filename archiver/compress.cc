@@ -80,13 +80,15 @@ absl::StatusOr<std::vector<uint8_t>> ReadZstdFile(const std::string& path) {
                                               " near compressed offset ", input.pos));
     }
     out.insert(out.end(), obuf.begin(), obuf.begin() + output.pos);
-    // ret == 0: a frame ended. With no input left that is the clean end.
-    if (input.pos == input.size && output.pos < output.size) {
-      if (ret != 0) {
+    // ret == 0: a frame ended and is fully flushed. With no input left that
+    // is the clean end (even when it filled `output` exactly: calling again
+    // would ask for a next frame's header).
+    if (input.pos == input.size) {
+      if (ret == 0) break;
+      if (output.pos < output.size) {
         return absl::DataLossError(absl::StrCat(path, ": zstd stream is truncated (",
                                                 compressed->size(), " bytes)"));
       }
-      break;
     }
   }
   return out;

@@ -171,8 +171,13 @@ absl::Status Recorder::Rotate(absl::Time now, const std::string& why) {
 }
 
 void Recorder::Broken(const absl::Status& why) {
-  log_(LogLevel::kError, absl::StrCat(why.message(), "; samples are dropped until the archive "
-                                      "can be written again"));
+  // Once per outage: a resume that fails again at its first write (a disk
+  // still full) is the same outage.
+  if (!outage_) {
+    log_(LogLevel::kError, absl::StrCat(why.message(), "; samples are dropped until the archive "
+                                        "can be written again"));
+  }
+  outage_ = true;
   closed_archive_bytes_ += writer_->total_bytes();
   (void)writer_->Close();
   writer_.reset();
@@ -187,9 +192,14 @@ bool Recorder::TryResume() {
   closed_archive_bytes_ -= std::min(closed_archive_bytes_, writer_->total_bytes());
   broken_ = false;
   resumed_ = true;
+  return true;
+}
+
+void Recorder::OutageOver() {
+  if (!outage_) return;
+  outage_ = false;
   log_(LogLevel::kInfo, absl::StrCat("archive ", archives_.back(), " writable again; continuing in volume ",
                                      writer_->volume(), " after ", stats_.dropped, " dropped samples"));
-  return true;
 }
 
 absl::Status Recorder::Sample(absl::Time now) {
@@ -331,13 +341,17 @@ absl::Status Recorder::Sample(absl::Time now) {
   }
   // Nothing to record (no file yet, or none left): a result without metrics
   // would read as a <mark> to every PCP tool.
-  if (result_.sets.empty()) return absl::OkStatus();
+  if (result_.sets.empty()) {
+    OutageOver();
+    return absl::OkStatus();
+  }
   if (absl::Status s = writer_->AppendResult(result_); !s.ok()) {
     if (absl::IsFailedPrecondition(s) || absl::IsInvalidArgument(s)) return s;  // a bug
     Broken(s);
     ++stats_.dropped;
     return absl::OkStatus();
   }
+  OutageOver();
   for (const format::ValueSet& set : result_.sets) stats_.values += set.values.size();
   ++stats_.samples;
   last_stamp_ = stamp;
@@ -352,8 +366,8 @@ absl::Status Recorder::NewVolume() {
 
 absl::Status Recorder::Close() {
   if (writer_ == nullptr) return absl::OkStatus();
-  closed_archive_bytes_ += writer_->total_bytes();
   absl::Status s = writer_->Close();
+  closed_archive_bytes_ += writer_->total_bytes();  // with the final index entry
   for (std::string& v : writer_->TakeFinishedVolumes()) finished_volumes_.push_back(std::move(v));
   writer_.reset();
   return s;

@@ -103,6 +103,8 @@ class Recorder {
   // After a write error: the archive cannot take more until it is resumed.
   void Broken(const absl::Status& why);
   bool TryResume();
+  // After a sample written in full: logs the end of an outage, if any.
+  void OutageOver();
   absl::Status WriteMetadata(const MappedFile& f, format::Timestamp when);
   absl::Status Rotate(absl::Time now, const std::string& why);
   void Problem(FileState& s, const std::string& name, const std::string& what);
@@ -123,6 +125,7 @@ class Recorder {
   bool next_base_explicit_ = false;  // StartNewArchive named the next base
   bool broken_ = false;      // writer closed after a write error
   bool resumed_ = false;     // the next result follows a gap
+  bool outage_ = false;      // a write failed; nothing written in full since
   format::Result result_;  // reused per sample
 };
 

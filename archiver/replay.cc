@@ -194,19 +194,85 @@ std::optional<double> NumericValue(const Timeline& t, size_t row, size_t column,
     const StoredValue& a = prev->second;
     const StoredValue& b = it->second;
     double delta;
-    if (b.kind == StoredValue::kUint) {
+    if (a.kind == StoredValue::kUint && b.kind == StoredValue::kUint) {
       if (b.u < a.u) return std::nullopt;  // reset
-      delta = static_cast<double>(b.u - a.u);
-    } else if (b.kind == StoredValue::kInt) {
+      delta = static_cast<double>(b.u - a.u);  // exact even above 2^53
+    } else if (a.kind == StoredValue::kInt && b.kind == StoredValue::kInt) {
       if (b.i < a.i) return std::nullopt;
       delta = static_cast<double>(b.i - a.i);
     } else {
-      if (b.d < a.d) return std::nullopt;
-      delta = b.d - a.d;
+      // Mixed kinds: an interpolated (double) value against a stored one.
+      if (b.AsDouble() < a.AsDouble()) return std::nullopt;
+      delta = b.AsDouble() - a.AsDouble();
     }
     return delta / dt;
   }
   return std::nullopt;
+}
+
+Timeline Interpolate(const Timeline& t, absl::Time start, absl::Time end, absl::Duration step) {
+  Timeline out;
+  out.host = t.host;
+  out.archives = t.archives;
+  out.problems = t.problems;
+  out.descs = t.descs;
+  out.desc_of_pmid = t.desc_of_pmid;
+  out.columns = t.columns;
+  auto when = [&](size_t r) { return format::ToAbslTime(t.rows[r].time); };
+  size_t next = 0;  // first row strictly after the grid time
+  absl::Time prev_grid = absl::InfinitePast();
+  for (absl::Time g = start; g <= end; g += step) {
+    while (next < t.rows.size() && when(next) <= g) ++next;
+    // A mark since the previous grid time breaks continuity.
+    bool mark_before = false;
+    for (size_t r = next; r-- > 0 && when(r) > prev_grid;) mark_before |= t.rows[r].mark;
+    if (mark_before && !out.rows.empty()) {
+      Row m;
+      m.time = format::ToTimestamp(g);
+      m.mark = true;
+      out.rows.push_back(m);
+    }
+    prev_grid = g;
+    Row row;
+    row.time = format::ToTimestamp(g);
+    for (size_t c = 0; c < t.columns.size(); ++c) {
+      // The samples of this column either side of g, with no mark between.
+      std::optional<size_t> before, after;
+      for (size_t r = next; r-- > 0;) {
+        if (t.rows[r].mark) break;
+        if (t.rows[r].values.contains(c)) {
+          before = r;
+          break;
+        }
+      }
+      for (size_t r = next; r < t.rows.size(); ++r) {
+        if (t.rows[r].mark) break;
+        if (t.rows[r].values.contains(c)) {
+          after = r;
+          break;
+        }
+      }
+      if (!before) continue;
+      const StoredValue& a = t.rows[*before].values.at(c);
+      const format::Desc* desc = t.Desc(t.columns[c].pmid);
+      const bool step_value = a.kind == StoredValue::kString || desc == nullptr ||
+                              desc->sem == format::kSemDiscrete;
+      if (step_value || when(*before) == g) {
+        row.values[c] = a;
+        continue;
+      }
+      if (!after) continue;  // past the last sample: PCP shows no value
+      const StoredValue& b = t.rows[*after].values.at(c);
+      if (desc->sem == format::kSemCounter && b.AsDouble() < a.AsDouble()) continue;  // reset
+      const double f = absl::FDivDuration(g - when(*before), when(*after) - when(*before));
+      StoredValue v;
+      v.kind = StoredValue::kDouble;
+      v.d = a.AsDouble() + (b.AsDouble() - a.AsDouble()) * f;
+      row.values[c] = v;
+    }
+    out.rows.push_back(std::move(row));
+  }
+  return out;
 }
 
 std::string DisplayUnits(const Timeline& t, size_t column, bool raw) {

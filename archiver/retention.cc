@@ -47,16 +47,24 @@ absl::Status ApplyRetention(const std::string& dir, const RetentionPolicy& polic
     }
   }
   for (const std::string& n : names) {
+    // A file is the archive's with the longest matching stem: "app.old.0" is
+    // app.old's, not app's.
+    ArchiveOnDisk* owner = nullptr;
+    size_t owner_stem = 0;
     for (auto& [base, a] : by_base) {
       const std::string stem = base.substr(dir.size() + 1);
       if (!absl::StartsWith(n, stem + ".")) continue;
-      const std::string path = absl::StrCat(dir, "/", n);
-      struct stat st;
-      if (::stat(path.c_str(), &st) != 0) continue;
-      a.bytes += static_cast<uint64_t>(st.st_size);
-      a.newest = std::max(a.newest, absl::FromTimeT(st.st_mtime));
-      files.push_back({base, path});
+      if (owner != nullptr && stem.size() <= owner_stem) continue;
+      owner = &a;
+      owner_stem = stem.size();
     }
+    if (owner == nullptr) continue;
+    const std::string path = absl::StrCat(dir, "/", n);
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) continue;
+    owner->bytes += static_cast<uint64_t>(st.st_size);
+    owner->newest = std::max(owner->newest, absl::FromTimeT(st.st_mtime));
+    files.push_back({owner->base, path});
   }
   std::vector<ArchiveOnDisk> list;
   for (auto& [base, a] : by_base) list.push_back(a);

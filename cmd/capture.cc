@@ -2,6 +2,7 @@
 // archive: one sample by default, --samples/--interval/--duration, or for as
 // long as a command runs (mmvlog capture -o A -- COMMAND ARGS...), in which
 // case mmvlog exits with the command's status.
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "archiver/mmv_source.h"
 #include "archiver/recorder.h"
 #include "archiver/record_loop.h"
 #include "cmd/common.h"
@@ -45,6 +47,22 @@ int RunCapture(const Invocation& inv) {
   if (!setup.ok()) {
     std::fprintf(stderr, "mmvlog capture: %s\n", std::string(setup.status().message()).c_str());
     return kExitUsage;
+  }
+  // Refuse before writing anything: an existing archive (or any file of
+  // one) is never overwritten, and a named MMV file must be readable as one.
+  for (const char* ext : {".meta", ".index", ".0", ".0.zst"}) {
+    struct stat st;
+    const std::string path = absl::StrCat(output, ext);
+    if (::lstat(path.c_str(), &st) == 0) {
+      return Fail(absl::StrCat("archive ", output, " already exists (", path,
+                               "); capture never overwrites: choose another -o or remove it"));
+    }
+  }
+  for (const std::string& f : inv.args) {
+    absl::StatusOr<archiver::MmvSnapshot> snap = archiver::MmvSource(f).Snapshot();
+    if (!snap.ok()) {
+      return Fail(absl::StrCat("cannot read MMV file ", snap.status().message()));
+    }
   }
   const bool has_command = !inv.command.empty();
   if (setup->limits.samples == 0 && !has_command &&
@@ -110,18 +128,33 @@ int RunCapture(const Invocation& inv) {
     // Stopped by a signal or an error: wait for the command to finish.
     (void)::waitpid(child, &child_status, 0);
   }
-  if (!status.ok()) return Fail(status.ToString());
+  // With a command, its exit status is ours, whatever was recorded.
+  auto command_status = [&](int otherwise) {
+    if (child > 0 && WIFEXITED(child_status)) return WEXITSTATUS(child_status);
+    if (child > 0 && WIFSIGNALED(child_status)) return 128 + WTERMSIG(child_status);
+    return otherwise;
+  };
   const auto& st = recorder.stats();
+  if (!status.ok() || st.samples == 0) {
+    // Nothing recorded: leave no empty or partial archive behind (the
+    // check above showed none of these files existed before). An archive
+    // with no result is one PCP's tools refuse to open.
+    if (st.samples == 0) {
+      for (const char* ext : {".meta", ".index", ".0"}) ::unlink(absl::StrCat(output, ext).c_str());
+    }
+    if (!status.ok()) return Fail(std::string(status.message()));
+    Fail(absl::StrCat("nothing recorded: no MMV metrics in ",
+                      opts.mmv_dir.empty() ? "the files named" : opts.mmv_dir,
+                      opts.mmv_dir.empty() || opts.files.empty() ? "" : " or the files named",
+                      "; no archive written"));
+    return command_status(kExitFailure);
+  }
   std::printf("archive %s: %llu samples, %zu metrics, %llu values, %llu marks, %llu bytes\n",
               recorder.archives().empty() ? output.c_str() : recorder.archives().back().c_str(),
               static_cast<unsigned long long>(st.samples), recorder.metrics(),
               static_cast<unsigned long long>(st.values), static_cast<unsigned long long>(st.marks),
               static_cast<unsigned long long>(recorder.bytes_written()));
-  if (child > 0) {
-    if (WIFEXITED(child_status)) return WEXITSTATUS(child_status);
-    if (WIFSIGNALED(child_status)) return 128 + WTERMSIG(child_status);
-  }
-  return kExitOk;
+  return command_status(kExitOk);
 }
 
 }  // namespace mmvlog::cmd

@@ -2,14 +2,20 @@
 // main() picks the subcommand, parses only that subcommand's flags' usage,
 // and calls its entry point.
 #include <cstdio>
+#include <iostream>
 #include <string>
 #include <vector>
 
+#include "absl/flags/internal/program_name.h"
+#include "absl/flags/internal/usage.h"
 #include "absl/flags/parse.h"
+#include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "cmd/subcommand.h"
 
 namespace mmvlog::cmd {
@@ -18,7 +24,7 @@ namespace {
 const Subcommand kSubcommands[] = {
     {"replay", "replay [FLAGS] ARCHIVE... [METRIC-OR-GLOB...]",
      "analyse archives (ours or PCP's): summary, --dump, --csv, --json, --stats, --plot",
-     RunReplay, "cmd/output_flags.cc"},
+     RunReplay, "cmd/output_flags.cc,cmd/interval_flag.cc"},
     {"check", "check [--repair] ARCHIVE...",
      "validate archives like pmlogcheck; --repair fixes what a crash leaves", RunCheck},
     {"inspect", "inspect [--json] FILE",
@@ -26,10 +32,10 @@ const Subcommand kSubcommands[] = {
      RunInspect, "cmd/output_flags.cc"},
     {"record", "record [FLAGS] [MMVFILE...]",
      "the recording daemon: MMV files into daily PCP archives until stopped",
-     RunRecord, "cmd/recording_flags.cc"},
+     RunRecord, "cmd/recording_flags.cc,cmd/interval_flag.cc"},
     {"capture", "capture -o ARCHIVE [FLAGS] [MMVFILE...] [-- COMMAND ARGS...]",
      "record MMV metrics into an archive once, for a while, or while a command runs",
-     RunCapture, "cmd/recording_flags.cc"},
+     RunCapture, "cmd/recording_flags.cc,cmd/interval_flag.cc"},
     {"demo", "demo [--dir DIR] [--steps N]",
      "a built-in simulated MMV application, recorded and replayed (no PCP needed)",
      RunDemo},
@@ -81,7 +87,11 @@ int main(int argc, char** argv) {
   const std::string shared = sub->shared_flags_file ? sub->shared_flags_file : "";
   absl::FlagsUsageConfig config;
   config.contains_help_flags = [file, shared](absl::string_view f) {
-    return absl::EndsWith(f, file) || (!shared.empty() && absl::EndsWith(f, shared));
+    if (absl::EndsWith(f, file)) return true;
+    for (absl::string_view s : absl::StrSplit(shared, ',', absl::SkipEmpty())) {
+      if (absl::EndsWith(f, s)) return true;
+    }
+    return false;
   };
   config.contains_helpshort_flags = config.contains_help_flags;
   config.normalize_filename = [](absl::string_view f) { return std::string(f); };
@@ -95,12 +105,41 @@ int main(int argc, char** argv) {
   mmvlog::cmd::Invocation inv;
   sub_argv.push_back(argv[0]);
   static char kOutput[] = "--output";
+  bool help = false;
   for (int i = 2; i < argc; ++i) {
     if (absl::string_view(argv[i]) == "--") {
       for (int j = i + 1; j < argc; ++j) inv.command.push_back(argv[j]);
       break;
     }
+    if (absl::string_view(argv[i]) == "--help" || absl::string_view(argv[i]) == "-h") help = true;
     sub_argv.push_back(absl::string_view(argv[i]) == "-o" ? kOutput : argv[i]);
+  }
+  if (help) {
+    // What absl's --help prints, but with exit status 0 (absl exits 1).
+    absl::flags_internal::SetProgramInvocationName(argv[0]);
+    absl::flags_internal::SetFlagsHelpMode(absl::flags_internal::HelpMode::kImportant);
+    absl::flags_internal::HandleUsageFlags(std::cout, absl::ProgramUsageMessage());
+    std::cout.flush();
+    return mmvlog::cmd::kExitOk;
+  }
+  // absl's flags are global to the binary: refuse another subcommand's
+  // (they would be accepted and silently ignored). Unknown flags and absl's
+  // own are left to ParseCommandLine.
+  for (size_t i = 1; i < sub_argv.size(); ++i) {
+    absl::string_view name = sub_argv[i];
+    if (!absl::ConsumePrefix(&name, "--") && !absl::ConsumePrefix(&name, "-")) continue;
+    name = name.substr(0, name.find('='));
+    const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
+    if (flag == nullptr && absl::StartsWith(name, "no")) {  // --nofoo: --foo=false
+      flag = absl::FindCommandLineFlag(name.substr(2));
+    }
+    if (flag == nullptr || !absl::StartsWith(flag->Filename(), "cmd/") ||
+        config.contains_help_flags(flag->Filename())) {
+      continue;
+    }
+    std::fprintf(stderr, "mmvlog %s: --%s is not a flag of '%s'; 'mmvlog %s --help' lists its flags\n",
+                 sub->name, std::string(name).c_str(), sub->name, sub->name);
+    return mmvlog::cmd::kExitUsage;
   }
   std::vector<char*> rest = absl::ParseCommandLine(
       static_cast<int>(sub_argv.size()), sub_argv.data());

@@ -138,7 +138,11 @@ int RunRecord(const Invocation& inv) {
     return kExitFailure;
   }
   const std::string pid_text = absl::StrCat(::getpid());
-  if (::ftruncate(lock_fd, 0) == 0) (void)::pwrite(lock_fd, pid_text.data(), pid_text.size(), 0);
+  // Best effort (the lock holds either way). A (void) cast does not silence
+  // warn_unused_result, which -c opt's _FORTIFY_SOURCE puts on pwrite.
+  if (::ftruncate(lock_fd, 0) == 0 &&
+      ::pwrite(lock_fd, pid_text.data(), pid_text.size(), 0) < 0) {
+  }
   const std::string pidfile = absl::GetFlag(FLAGS_pidfile);
   if (!pidfile.empty()) {
     std::vector<uint8_t> bytes(pid_text.begin(), pid_text.end());

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -15,8 +16,7 @@ ABSL_FLAG(std::string, mmv_dir, "",
           "directory of MMV files, rescanned every sample (default: $PCP_TMP_DIR/mmv as PCP "
           "finds it: environment, else /etc/pcp.conf, else /var/lib/pcp/tmp)");
 ABSL_FLAG(bool, no_dir, false, "record only the MMV files named as arguments");
-ABSL_FLAG(std::string, interval, "1sec",
-          "time between samples, PCP syntax: 10sec, 1 min, 250msec, or plain seconds");
+ABSL_DECLARE_FLAG(std::string, interval);
 ABSL_FLAG(int64_t, samples, 0, "stop after this many samples (0: no limit)");
 ABSL_FLAG(std::string, duration, "", "stop after this long (PCP interval syntax)");
 ABSL_FLAG(int, archive_version, 3,
@@ -56,7 +56,9 @@ absl::StatusOr<uint64_t> ParseSize(const std::string& text) {
 
 absl::StatusOr<RecordingSetup> RecordingFromFlags(const std::vector<std::string>& files) {
   RecordingSetup r;
-  absl::StatusOr<absl::Duration> interval = ParsePcpInterval(absl::GetFlag(FLAGS_interval));
+  const std::string interval_text =
+      absl::GetFlag(FLAGS_interval).empty() ? "1sec" : absl::GetFlag(FLAGS_interval);
+  absl::StatusOr<absl::Duration> interval = ParsePcpInterval(interval_text);
   if (!interval.ok()) return interval.status();
   r.limits.interval = *interval;
   if (!absl::GetFlag(FLAGS_duration).empty()) {

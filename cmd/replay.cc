@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@
 #include "archiver/replay.h"
 #include "cmd/common.h"
 #include "cmd/subcommand.h"
+#include "cmd/to_mmv.h"
 #include "format/archive_format.h"
 #include "format/json.h"
 #include "format/pm_desc_text.h"
@@ -39,6 +41,14 @@ ABSL_FLAG(std::string, finish, "",
           "last time to show: \"YYYY-MM-DD HH:MM[:SS]\" (local), or -DURATION from the end");
 ABSL_FLAG(std::string, plot, "", "draw the chosen metrics over time into this SVG file");
 ABSL_FLAG(bool, utc_times, false, "print times in UTC instead of local time");
+ABSL_FLAG(bool, follow, false,
+          "keep reading archives that are still being written, across volume switches, "
+          "printing new samples as they arrive (like tail -f); with --csv, --json or --dump");
+ABSL_FLAG(std::string, to_mmv, "",
+          "play the recorded values back into MMV files in this directory at the recorded "
+          "pace, so live MMV consumers see the past run");
+ABSL_FLAG(double, speed, 1.0, "with --to_mmv: play back this many times faster");
+ABSL_DECLARE_FLAG(std::string, interval);
 
 namespace mmvlog::cmd {
 namespace {
@@ -126,8 +136,8 @@ void PrintSummary(const Timeline& t) {
   }
 }
 
-void PrintDump(const Timeline& t) {
-  for (size_t r = 0; r < t.rows.size(); ++r) {
+void PrintDump(const Timeline& t, const std::vector<size_t>& rows) {
+  for (size_t r : rows) {
     const archiver::Row& row = t.rows[r];
     if (row.mark) {
       std::printf("%s  <mark>\n", TimeText(row.time, 9).c_str());
@@ -146,14 +156,14 @@ void PrintDump(const Timeline& t) {
   }
 }
 
-void PrintCsv(const Timeline& t, const std::vector<size_t>& rows, bool raw) {
+void PrintCsv(const Timeline& t, const std::vector<size_t>& rows, bool raw, bool header_line = true) {
   std::vector<std::string> header = {"Time"};
   for (size_t c = 0; c < t.columns.size(); ++c) {
     const std::string units = archiver::DisplayUnits(t, c, raw);
     header.push_back(Csv(units.empty() ? t.columns[c].label()
                                        : absl::StrCat(t.columns[c].label(), " (", units, ")")));
   }
-  std::printf("%s\n", absl::StrJoin(header, ",").c_str());
+  if (header_line) std::printf("%s\n", absl::StrJoin(header, ",").c_str());
   for (size_t r : rows) {
     if (t.rows[r].mark) continue;
     std::vector<std::string> cells = {TimeText(t.rows[r].time)};
@@ -339,11 +349,10 @@ int RunReplay(const Invocation& inv) {
                  absl::StrJoin(metrics, ", ").c_str());
     return kExitFailure;
   }
-  std::vector<size_t> rows;
+  absl::Time from = absl::InfinitePast(), to = absl::InfiniteFuture();
   if (!t->rows.empty()) {
     const absl::Time first = format::ToAbslTime(t->rows.front().time);
     const absl::Time last = format::ToAbslTime(t->rows.back().time);
-    absl::Time from = absl::InfinitePast(), to = absl::InfiniteFuture();
     if (!absl::GetFlag(FLAGS_start).empty()) {
       absl::StatusOr<absl::Time> s = ParseWhen(absl::GetFlag(FLAGS_start), first, last, "--start");
       if (!s.ok()) {
@@ -360,14 +369,66 @@ int RunReplay(const Invocation& inv) {
       }
       to = *f;
     }
-    for (size_t r = 0; r < t->rows.size(); ++r) {
-      const absl::Time when = format::ToAbslTime(t->rows[r].time);
-      if (when >= from && when <= to) rows.push_back(r);
+    if (!absl::GetFlag(FLAGS_interval).empty()) {
+      absl::StatusOr<absl::Duration> step = ParsePcpInterval(absl::GetFlag(FLAGS_interval));
+      if (!step.ok()) {
+        std::fprintf(stderr, "mmvlog replay: --interval: %s\n",
+                     std::string(step.status().message()).c_str());
+        return kExitUsage;
+      }
+      *t = archiver::Interpolate(*t, std::max(from, first), std::min(to, last), *step);
+    }
+  }
+  auto select = [&](const Timeline& tl, std::optional<format::Timestamp> after) {
+    std::vector<size_t> rows;
+    for (size_t r = 0; r < tl.rows.size(); ++r) {
+      const absl::Time when = format::ToAbslTime(tl.rows[r].time);
+      if (when < from || when > to) continue;
+      if (after && !(*after < tl.rows[r].time)) continue;
+      rows.push_back(r);
+    }
+    return rows;
+  };
+  std::vector<size_t> rows = select(*t, std::nullopt);
+  const std::string to_mmv = absl::GetFlag(FLAGS_to_mmv);
+  if (!to_mmv.empty()) {
+    if (absl::GetFlag(FLAGS_speed) <= 0) {
+      std::fprintf(stderr, "mmvlog replay: --speed must be positive\n");
+      return kExitUsage;
+    }
+    InstallStopSignals();
+    if (absl::Status s = PlayToMmv(*t, rows, to_mmv, absl::GetFlag(FLAGS_speed)); !s.ok()) {
+      std::fprintf(stderr, "mmvlog replay: --to_mmv: %s\n", std::string(s.message()).c_str());
+      return kExitFailure;
+    }
+    return kExitOk;
+  }
+  if (absl::GetFlag(FLAGS_follow)) {
+    if (!absl::GetFlag(FLAGS_csv) && !absl::GetFlag(FLAGS_json) && !absl::GetFlag(FLAGS_dump)) {
+      std::fprintf(stderr, "mmvlog replay: --follow needs --csv, --json or --dump\n");
+      return kExitUsage;
+    }
+    InstallStopSignals();
+    const bool raw = absl::GetFlag(FLAGS_raw);
+    bool header = true;
+    std::optional<format::Timestamp> printed;
+    for (;;) {
+      std::vector<size_t> fresh = select(*t, printed);
+      if (absl::GetFlag(FLAGS_dump)) PrintDump(*t, fresh);
+      if (absl::GetFlag(FLAGS_csv)) PrintCsv(*t, fresh, raw, header);
+      if (absl::GetFlag(FLAGS_json)) PrintJson(*t, fresh, raw);
+      std::fflush(stdout);
+      header = false;
+      if (!fresh.empty()) printed = t->rows[fresh.back()].time;
+      if (!SleepUntil(absl::Now() + absl::Seconds(1))) return kExitOk;
+      // Re-read: new records, new volumes, new archives in a directory.
+      absl::StatusOr<Timeline> again = archiver::ReadTimeline(archives, metrics);
+      if (again.ok()) *t = std::move(*again);
     }
   }
   const bool raw = absl::GetFlag(FLAGS_raw);
   int outputs = 0;
-  if (absl::GetFlag(FLAGS_dump)) ++outputs, PrintDump(*t);
+  if (absl::GetFlag(FLAGS_dump)) ++outputs, PrintDump(*t, rows);
   if (absl::GetFlag(FLAGS_csv)) ++outputs, PrintCsv(*t, rows, raw);
   if (absl::GetFlag(FLAGS_json)) ++outputs, PrintJson(*t, rows, raw);
   if (absl::GetFlag(FLAGS_stats)) ++outputs, PrintStats(*t, rows, raw);

@@ -25,7 +25,8 @@ struct Subcommand {
   const char* usage;    // "inspect [--json] FILE"
   const char* summary;  // one line
   int (*run)(const Invocation& invocation);
-  // Besides cmd/<name>.cc, the file whose flags this subcommand also takes.
+  // Besides cmd/<name>.cc, the files (comma separated) whose flags this
+  // subcommand also takes.
   const char* shared_flags_file = nullptr;
 };
 

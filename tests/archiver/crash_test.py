@@ -6,12 +6,15 @@ each of v1, v2 and v3); the test itself keeps incrementing one counter in the
 v1 file (mmv.app_v1.requests.total, an aligned 8-byte store through the
 mapping, as an application does), so it knows every value the file held.
 
-For each of 50 seeded-random kill points (a third between 1 and 40 ms, when
-the process is starting and creating the archive and writing its labels and
-metadata; the rest log-uniform up to 1.5 s), `mmvlog capture` records every
-3 ms with a new volume every few samples or kilobytes (so kills also land
-around volume switches), archive version 2 or 3, while a fourth MMV file
-appears at a random moment (metadata written mid-archive). Then SIGKILL, and:
+For each of 50 seeded-random kill points, `mmvlog capture` records every
+3 ms with a new volume every few samples or kilobytes, archive version 2 or
+3, while a fourth MMV file appears at a random moment (metadata written
+mid-archive), and is killed with SIGKILL:
+  - 12 kills a random 0-1.5 ms after <base>.meta appears (creating the
+    archive: labels, then metadata, then the first results);
+  - 8 kills 0-0.3 ms after volume N (1-15) appears (a volume switch);
+  - 8 kills 3-40 ms after the start, 22 log-uniform from 40 ms to 1.5 s.
+Then:
 
   1. before recovery: the complete records are counted by an independent
      framing reader (archive_check.py) and, where it can open the archive,
@@ -38,7 +41,6 @@ import math
 import mmap
 import os
 import random
-import re
 import shutil
 import signal
 import struct
@@ -301,6 +303,41 @@ class CrashTest(unittest.TestCase):
         if values:
             self.assertGreaterEqual(values[0], bumper.low, what)
             self.assertLessEqual(values[-1], high, what)
+
+    def test_new_volume_before_first_result(self):
+        """SIGHUP (new volume) before anything was recorded must not leave
+        an empty volume in front: PCP cannot open an archive whose first
+        volume holds no record ("Empty archive log file")."""
+        pcp_tmp = os.path.join(self.tmp, "pcp_hup")
+        mmv_dir = os.path.join(pcp_tmp, "mmv")
+        os.makedirs(mmv_dir)
+        base = os.path.join(self.tmp, "hup")
+        proc = subprocess.Popen(
+            [self.mmvlog, "capture", "-o", base, "--mmv_dir", mmv_dir, "--interval", "20msec",
+             "--duration", "60sec"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 10
+            while not os.path.exists(base + ".0") and time.monotonic() < deadline:
+                time.sleep(0.01)
+            for _ in range(2):
+                time.sleep(0.1)
+                proc.send_signal(signal.SIGHUP)
+            time.sleep(0.1)
+            p = subprocess.run([self.writer, "app", "v1"], capture_output=True, text=True,
+                               env=dict(os.environ, PCP_TMP_DIR=pcp_tmp))
+            self.assertEqual(p.returncode, 0, p.stderr)
+            time.sleep(0.2)
+            proc.send_signal(signal.SIGHUP)  # after results: a real new volume
+            time.sleep(0.2)
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate(timeout=10)
+        self.assertEqual(proc.returncode, 0, err)
+        rc, out = archive_check.pmlogcheck(base)
+        self.assertEqual((rc, out), (0, ""))
+        scan = ArchiveScan(base)
+        self.assertEqual(scan.volumes, [0, 1])
+        self.assertGreater(len(scan.results), 0)
 
     @staticmethod
     def phase(scan):

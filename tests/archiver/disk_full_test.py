@@ -7,14 +7,22 @@ records every 20 ms (MMV files from the real libpcp_mmv, outside the small
 file system) until a write fails with ENOSPC. While the disk is full the
 recorder must keep running, log an error naming the file it could not write,
 and drop samples (its files stop growing); a new MMV file appears and a
-SIGHUP asks for a new volume meanwhile. Then the filler is deleted: the
-recorder must say the archive is writable again and continue, with a <mark>
-record at the gap. After a clean stop (SIGTERM) the archive must pass
+SIGHUP asks for a new volume meanwhile; one error is logged per outage, and
+nothing claims the archive is writable while it is not. Then the filler is
+deleted: the recorder must say the archive is writable again and continue,
+with a <mark> record at the gap. After a clean stop (SIGTERM) the archive must pass
 pmlogcheck as it is, without recover_tool (which must then find nothing to
 do); the records must be in time order with the mark between the last
 result before the gap and the first after it, which is at least the time
 the disk was full later, and the new file's metrics must be in the results
 after the gap.
+
+Scenarios: v3 and v2 with one volume; small volumes (--volume_samples 3,
+--volume_size 6K), so the disk also fills while a volume is started; and
+"full before metadata": the archive is created before any MMV file exists,
+the disk is filled to the last byte, then the files appear, so the first
+write to fail is their metadata in .meta (no result precedes the gap, so no
+mark is expected there).
 
 Runs unsandboxed (mount needs the real file system): tags = ["no-sandbox"].
 """
@@ -206,10 +214,13 @@ class DiskFullTest(unittest.TestCase):
             self.assertEqual(sizes_still_full.get(name), size,
                              "%s changed while the disk was full" % name)
         errors_while_full = [l for l in log_text().splitlines() if " error: " in l]
+        # One error per outage, not one per dropped sample.
+        self.assertEqual(len(errors_while_full), 1, log_text())
 
         # Free the space: recording must continue.
         os.unlink(filler)
         freed_at = time.monotonic()
+        self.assertNotIn("writable again", log_text(), "said writable while the disk was full")
         again = wait_for(lambda: "writable again" in log_text(), 5)
         self.assertTrue(again, "no 'writable again' after space was freed:\n" + log_text())
         time.sleep(0.5)

@@ -298,8 +298,10 @@ static void print_json(const char *name, const char *mode, int cluster, int flag
 
 /* Under --config=asan this oracle program is built with LeakSanitizer too;
  * libpcp_mmv keeps its registry for the life of the process by design, which
- * is not ours to fix. LSan reads this hook at start-up. */
-const char *__lsan_default_options(void) { return "detect_leaks=0"; }
+ * is not ours to fix. ASan reads this hook at start-up (ASAN_OPTIONS from the
+ * environment would override it, so .bazelrc leaves detect_leaks at its
+ * default, which is on). */
+const char *__asan_default_options(void) { return "detect_leaks=0"; }
 
 int main(int argc, char **argv) {
   int json = 0;
