@@ -177,6 +177,49 @@ absl::Status RecoverArchive(absl::string_view name, bool dry_run, RecoveryReport
       last_offset = vol->last_result_offset;
     }
   }
+  // Killed after the metadata but before the first result: PCP refuses an
+  // archive with no record at all ("empty archive"). A <mark> at the start
+  // time is the truth (recording stopped) and makes it a valid archive.
+  if (!last) {
+    int64_t first_volume = -1;
+    for (size_t n = 0; n < volume_size.size(); ++n) {
+      if (volume_size[n] > 0) {
+        first_volume = static_cast<int64_t>(n);
+        break;
+      }
+    }
+    if (first_volume >= 0) {
+      absl::StatusOr<std::string> meta_text = ReadWholeFile(meta_path);
+      if (!meta_text.ok()) return meta_text.status();
+      std::span<const uint8_t> mb(reinterpret_cast<const uint8_t*>(meta_text->data()),
+                                  meta_text->size());
+      format::RecordScanner sc(mb, 0);
+      absl::StatusOr<std::optional<format::Frame>> f = sc.Next();
+      if (!f.ok() || !f->has_value()) return absl::DataLossError(absl::StrCat(meta_path, ": no label"));
+      absl::StatusOr<format::LogLabel> label = format::DecodeLogLabel((*f)->payload);
+      if (!label.ok()) return label.status();
+      const std::string path = absl::StrCat(base, ".", first_volume);
+      format::Result mark;
+      mark.timestamp = label->start;
+      std::vector<uint8_t> bytes;
+      format::EncodeResult(version, mark, &bytes);
+      if (absl::Status s = act(absl::StrCat(path, ": no record at all; added a <mark> at the start"),
+                               [&]() -> absl::Status {
+                                 absl::StatusOr<std::unique_ptr<WritableFile>> w =
+                                     OpenWritableFile(path, true);
+                                 if (!w.ok()) return w.status();
+                                 if (absl::Status a = (*w)->Append(bytes); !a.ok()) return a;
+                                 return (*w)->Close();
+                               });
+          !s.ok()) {
+        return s;
+      }
+      last = label->start;
+      last_volume = first_volume;
+      last_offset = volume_size[first_volume];
+      volume_size[first_volume] += bytes.size();
+    }
+  }
 
   // The index: whole entries that point inside the (repaired) files.
   const std::string index_path = base + ".index";

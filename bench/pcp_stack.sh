@@ -97,14 +97,19 @@ MAKE_MMV="$WORK_ROOT/make_mmv_file"
 
 TICK=$(getconf CLK_TCK)
 PMCD_PID=""
+MEASURE_PID=""
 CHILD_PID_FILE="$WORK_ROOT/child.pid"
 
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
-  if [[ -s "$CHILD_PID_FILE" ]]; then
+  if [[ -s "$CHILD_PID_FILE" ]]; then  # the recorder being measured
     local c; c=$(cat "$CHILD_PID_FILE")
     kill -TERM "$c" 2>/dev/null || true
+  fi
+  if [[ -n "$MEASURE_PID" ]]; then  # pcp_stack_cpu.py (passes TERM on)
+    kill -TERM "$MEASURE_PID" 2>/dev/null || true
+    wait "$MEASURE_PID" 2>/dev/null || true
   fi
   stop_pmcd
   if [[ $KEEP -eq 1 ]]; then
@@ -235,7 +240,8 @@ for VALUES in "${SIZES[@]}"; do
   ALSO=$PMCD_PID measure "$WORK/pmlogger.cpu" "${PCP_ENV[@]}" \
     pmlogger -h "$HOST" -c "$WORK/pmlogger.conf" -s "$n" -V 2 \
     -l "$WORK/pmlogger.log" "$WORK/out/pmlogger" &
-  wait $! || { echo "pmlogger failed:" >&2; tail -30 "$WORK/pmlogger.log" >&2; exit 1; }
+  MEASURE_PID=$!
+  wait $MEASURE_PID || { echo "pmlogger failed:" >&2; tail -30 "$WORK/pmlogger.log" >&2; exit 1; }
   stop_pmcd
   if grep -Eiq 'timeout|error|fail|skip' "$WORK/pmlogger.log"; then
     echo "   pmlogger's log reports problems:" >&2
@@ -246,7 +252,8 @@ for VALUES in "${SIZES[@]}"; do
     "$MMVLOG" capture -o "$WORK/out/mmvlog" --mmv_dir "$WORK/tmp/mmv" \
     --interval "${msec}msec" --samples "$n" --archive_version 2 --progress=false \
     2>"$WORK/mmvlog.log" &
-  wait $! || { echo "mmvlog failed:" >&2; tail -30 "$WORK/mmvlog.log" >&2; exit 1; }
+  MEASURE_PID=$!
+  wait $MEASURE_PID || { echo "mmvlog failed:" >&2; tail -30 "$WORK/mmvlog.log" >&2; exit 1; }
   sed 's/^/   mmvlog: /' "$WORK/mmvlog.log" >&2
 
   P="$WORK/pmlogger.cpu" M="$WORK/mmvlog.cpu"

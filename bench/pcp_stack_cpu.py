@@ -57,9 +57,13 @@ def run_ns(pid):
 
 
 def stat_ticks(pid):
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return int(fields[11]) + int(fields[12])  # utime + stime
+    """utime + stime of pid in clock ticks; 0 if it is gone."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0
+    return int(fields[11]) + int(fields[12])
 
 
 def find_gaps(trace, min_len):
@@ -89,7 +93,7 @@ def main():
     ap.add_argument("cmd", nargs="+")
     a = ap.parse_args()
 
-    also0 = run_ns(a.also) if a.also else 0
+    also0 = (run_ns(a.also) or 0) if a.also else 0
     also_t0 = stat_ticks(a.also) if a.also else 0
     pid = os.fork()
     if pid == 0:
@@ -116,10 +120,11 @@ def main():
             break
         c = run_ns(pid)
         if c is not None:
-            trace.append((now, c, (run_ns(a.also) - also0) if a.also else 0))
+            also = run_ns(a.also) if a.also else None
+            trace.append((now, c, (also - also0) if also is not None else 0))
         time.sleep(POLL)
     ticks = stat_ticks(pid)
-    also1 = run_ns(a.also) if a.also else 0
+    also1 = (run_ns(a.also) or also0) if a.also else 0
     also_t1 = stat_ticks(a.also) if a.also else 0
     _, status, ru = os.wait4(pid, 0)
     if a.pid_file:
