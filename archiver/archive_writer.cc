@@ -61,7 +61,9 @@ absl::StatusOr<std::unique_ptr<ArchiveWriter>> ArchiveWriter::Create(
 absl::StatusOr<std::unique_ptr<ArchiveWriter>> ArchiveWriter::Resume(
     std::string base, const ArchiveOptions& options) {
   RecoveryReport report;
-  if (absl::Status s = RecoverArchive(base, false, &report); !s.ok()) return s;
+  if (absl::Status s = RecoverArchive(base, false, &report, /*resuming=*/true); !s.ok()) {
+    return s;
+  }
   absl::StatusOr<std::unique_ptr<ArchiveReader>> reader = ArchiveReader::Open(base);
   if (!reader.ok()) return reader.status();
   const ArchiveReader& r = **reader;

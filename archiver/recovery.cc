@@ -35,6 +35,7 @@ struct Scan {
   std::optional<Timestamp> last_result;      // volumes
   uint64_t last_result_offset = 0;
   std::vector<std::pair<Timestamp, uint64_t>> timed;  // .meta: (ts, offset)
+  bool has_desc = false;                              // .meta: any metric
 };
 
 absl::StatusOr<Scan> ScanFile(const std::string& path, int kind /*0 meta, 1 vol*/, int version) {
@@ -69,6 +70,7 @@ absl::StatusOr<Scan> ScanFile(const std::string& path, int kind /*0 meta, 1 vol*
       absl::StatusOr<format::MetaRecord> m =
           format::DecodeMetaRecord(version, (*f)->payload, (*f)->offset);
       if (!m.ok()) return format::WithContext(m.status(), path);
+      if (std::holds_alternative<format::Desc>(*m)) scan.has_desc = true;
       if (auto* d = std::get_if<format::InDom>(&*m)) {
         scan.timed.push_back({d->timestamp, (*f)->offset});
       } else if (auto* l = std::get_if<format::LabelRecord>(&*m)) {
@@ -81,7 +83,8 @@ absl::StatusOr<Scan> ScanFile(const std::string& path, int kind /*0 meta, 1 vol*
 
 }  // namespace
 
-absl::Status RecoverArchive(absl::string_view name, bool dry_run, RecoveryReport* report) {
+absl::Status RecoverArchive(absl::string_view name, bool dry_run, RecoveryReport* report,
+                            bool resuming) {
   const std::string base = ArchiveBaseName(name);
   auto act = [&](const std::string& what, auto&& fn) -> absl::Status {
     report->actions.push_back(what);
@@ -102,7 +105,38 @@ absl::Status RecoverArchive(absl::string_view name, bool dry_run, RecoveryReport
   absl::StatusOr<Scan> meta = ScanFile(meta_path, 0, 0);
   if (!meta.ok()) return meta.status();
   if (!meta->has_label) {
-    return absl::DataLossError(absl::StrCat(meta_path, ": no complete archive label; nothing to recover"));
+    // Killed while creating the archive: if no volume holds more than a
+    // label, nothing was recorded and the files are only debris.
+    std::vector<std::string> debris = {meta_path, base + ".index"};
+    bool holds_data = false;
+    const size_t slash0 = base.rfind('/');
+    const std::string dir0 = slash0 == std::string::npos ? "." : base.substr(0, slash0);
+    const std::string stem0 = slash0 == std::string::npos ? base : base.substr(slash0 + 1);
+    if (DIR* d = ::opendir(dir0.c_str())) {
+      while (struct dirent* e = ::readdir(d)) {
+        absl::string_view f = e->d_name;
+        if (!absl::StartsWith(f, stem0 + ".")) continue;
+        absl::string_view rest = f.substr(stem0.size() + 1);
+        if (rest.empty() || !std::all_of(rest.begin(), rest.end(), absl::ascii_isdigit)) continue;
+        const std::string path = absl::StrCat(dir0, "/", f);
+        struct stat st;
+        if (::stat(path.c_str(), &st) == 0 &&
+            static_cast<uint64_t>(st.st_size) >
+                format::kLabelV3PayloadSize + format::kFrameOverhead) {
+          holds_data = true;
+        }
+        debris.push_back(path);
+      }
+      ::closedir(d);
+    }
+    if (holds_data || resuming) {
+      return absl::DataLossError(absl::StrCat(meta_path, ": no complete archive label; cannot recover"));
+    }
+    return act(absl::StrCat(base, ": killed while being created, nothing recorded; removed its files"),
+               [&]() -> absl::Status {
+                 for (const std::string& p : debris) ::unlink(p.c_str());
+                 return absl::OkStatus();
+               });
   }
   const int version = meta->version;
   absl::StatusOr<struct stat> meta_st = StatPath(meta_path);
@@ -180,7 +214,35 @@ absl::Status RecoverArchive(absl::string_view name, bool dry_run, RecoveryReport
   // Killed after the metadata but before the first result: PCP refuses an
   // archive with no record at all ("empty archive"). A <mark> at the start
   // time is the truth (recording stopped) and makes it a valid archive.
-  if (!last) {
+  if (!last && !resuming) {
+    const uint64_t label_size =
+        (version == format::kLogVersion2 ? format::kLabelV2PayloadSize
+                                         : format::kLabelV3PayloadSize) +
+        format::kFrameOverhead;
+    if (meta->good_end <= label_size || !meta->has_desc) {
+      // Killed before any metric was described (at most the host's
+      // labels): PCP cannot open such an archive ("Corrupted record"), and
+      // it holds nothing to keep.
+      std::vector<std::string> paths = {meta_path, base + ".index"};
+      for (const auto& [n, path] : volumes) paths.push_back(path);
+      return act(absl::StrCat(base, ": nothing was recorded; removed the empty archive"),
+                 [&]() -> absl::Status {
+                   for (const std::string& p : paths) ::unlink(p.c_str());
+                   return absl::OkStatus();
+                 });
+    }
+    // Killed after the metadata but before the first result: PCP refuses an
+    // archive with no record ("empty archive"). A <mark> at the start time
+    // is the truth (recording stopped) and makes it a valid archive.
+    absl::StatusOr<std::string> meta_text = ReadWholeFile(meta_path);
+    if (!meta_text.ok()) return meta_text.status();
+    std::span<const uint8_t> mb(reinterpret_cast<const uint8_t*>(meta_text->data()),
+                                meta_text->size());
+    format::RecordScanner sc(mb, 0);
+    absl::StatusOr<std::optional<format::Frame>> f = sc.Next();
+    if (!f.ok() || !f->has_value()) return absl::DataLossError(absl::StrCat(meta_path, ": no label"));
+    absl::StatusOr<format::LogLabel> label = format::DecodeLogLabel((*f)->payload);
+    if (!label.ok()) return label.status();
     int64_t first_volume = -1;
     for (size_t n = 0; n < volume_size.size(); ++n) {
       if (volume_size[n] > 0) {
@@ -188,39 +250,36 @@ absl::Status RecoverArchive(absl::string_view name, bool dry_run, RecoveryReport
         break;
       }
     }
-    if (first_volume >= 0) {
-      absl::StatusOr<std::string> meta_text = ReadWholeFile(meta_path);
-      if (!meta_text.ok()) return meta_text.status();
-      std::span<const uint8_t> mb(reinterpret_cast<const uint8_t*>(meta_text->data()),
-                                  meta_text->size());
-      format::RecordScanner sc(mb, 0);
-      absl::StatusOr<std::optional<format::Frame>> f = sc.Next();
-      if (!f.ok() || !f->has_value()) return absl::DataLossError(absl::StrCat(meta_path, ": no label"));
-      absl::StatusOr<format::LogLabel> label = format::DecodeLogLabel((*f)->payload);
-      if (!label.ok()) return label.status();
-      const std::string path = absl::StrCat(base, ".", first_volume);
-      format::Result mark;
-      mark.timestamp = label->start;
-      std::vector<uint8_t> bytes;
-      format::EncodeResult(version, mark, &bytes);
-      if (absl::Status s = act(absl::StrCat(path, ": no record at all; added a <mark> at the start"),
-                               [&]() -> absl::Status {
-                                 absl::StatusOr<std::unique_ptr<WritableFile>> w =
-                                     OpenWritableFile(path, true);
-                                 if (!w.ok()) return w.status();
-                                 if (absl::Status a = (*w)->Append(bytes); !a.ok()) return a;
-                                 return (*w)->Close();
-                               });
-          !s.ok()) {
-        return s;
-      }
-      last = label->start;
-      last_volume = first_volume;
-      last_offset = volume_size[first_volume];
-      volume_size[first_volume] += bytes.size();
+    std::vector<uint8_t> bytes;
+    if (first_volume < 0) {
+      // Died before volume 0 had its label: write both.
+      first_volume = 0;
+      label->volume = 0;
+      if (absl::Status s = format::EncodeLogLabel(*label, &bytes); !s.ok()) return s;
+      if (volume_size.empty()) volume_size.resize(1, 0);
     }
+    const std::string path = absl::StrCat(base, ".", first_volume);
+    const uint64_t mark_offset = volume_size[first_volume] + bytes.size();
+    format::Result mark;
+    mark.timestamp = label->start;
+    format::EncodeResult(version, mark, &bytes);
+    if (absl::Status s = act(absl::StrCat(path, ": no record at all; added a <mark> at the start"),
+                             [&]() -> absl::Status {
+                               if (volume_size[first_volume] == 0) ::unlink(path.c_str());
+                               absl::StatusOr<std::unique_ptr<WritableFile>> w =
+                                   OpenWritableFile(path, volume_size[first_volume] > 0);
+                               if (!w.ok()) return w.status();
+                               if (absl::Status a = (*w)->Append(bytes); !a.ok()) return a;
+                               return (*w)->Close();
+                             });
+        !s.ok()) {
+      return s;
+    }
+    last = label->start;
+    last_volume = first_volume;
+    last_offset = mark_offset;
+    volume_size[first_volume] += bytes.size();
   }
-
   // The index: whole entries that point inside the (repaired) files.
   const std::string index_path = base + ".index";
   absl::StatusOr<std::string> index = ReadWholeFile(index_path);

@@ -26,9 +26,11 @@ struct RecoveryReport {
 };
 
 // Repairs the archive `base` (any of its file names works) in place.
-// With `dry_run`, reports what it would do and changes nothing.
+// With `dry_run`, reports what it would do and changes nothing. An archive
+// with no record at all gets a <mark> (PCP cannot open it otherwise) unless
+// `resuming`: then the writer continuing it adds the records.
 absl::Status RecoverArchive(absl::string_view base, bool dry_run,
-                            RecoveryReport* report);
+                            RecoveryReport* report, bool resuming = false);
 
 }  // namespace mmvlog::archiver
 

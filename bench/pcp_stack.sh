@@ -230,7 +230,8 @@ for VALUES in "${SIZES[@]}"; do
   mkdir -p "$WORK/tmp/mmv" "$WORK/out"
   pcp_env_words
   "$MAKE_MMV" "$WORK/tmp/mmv" "$VALUES" >/dev/null
-  echo "== $VALUES values: interval ${msec} ms, $n samples ($(du -sh "$WORK/tmp/mmv" | cut -f1) of MMV files)" >&2
+  echo "== $VALUES values: interval ${msec} ms, $n samples ($(du -sh "$WORK/tmp/mmv" | cut -f1) of MMV files);" \
+       "load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
   start_pmcd "$WORK"
   nmetrics=$(pcp_env pminfo -h "$HOST" mmv | grep -vc '^mmv\.control\.' || true)
@@ -266,6 +267,8 @@ for VALUES in "${SIZES[@]}"; do
   STEADY_ROWS+=("$(row "$(val "$P" steady)" "$(val "$P" steady_also)" "$(val "$M" steady)")")
   TOTAL_ROWS+=("$(row "$(per "$(val "$P" total)")" "$(per "$(val "$P" also)")" "$(per "$(val "$M" total)")")")
 done
+
+echo "== done; load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
 HEADER="| values | interval | samples | pmlogger | pmcd | pmlogger + pmcd | mmvlog | ratio |
 | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
