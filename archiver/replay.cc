@@ -255,13 +255,21 @@ Timeline Interpolate(const Timeline& t, absl::Time start, absl::Time end, absl::
       if (!before) continue;
       const StoredValue& a = t.rows[*before].values.at(c);
       const format::Desc* desc = t.Desc(t.columns[c].pmid);
+      // As pmval -t shows (PCP 6.0.3): instant and discrete values, and
+      // strings, hold the last value at or before the grid time; only
+      // counters are interpolated linearly.
       const bool step_value = a.kind == StoredValue::kString || desc == nullptr ||
-                              desc->sem == format::kSemDiscrete;
-      if (step_value || when(*before) == g) {
+                              desc->sem != format::kSemCounter;
+      if (when(*before) == g) {
         row.values[c] = a;
         continue;
       }
-      if (!after) continue;  // past the last sample: PCP shows no value
+      // PCP shows nothing unless a sample follows before any <mark>.
+      if (!after) continue;
+      if (step_value) {
+        row.values[c] = a;
+        continue;
+      }
       const StoredValue& b = t.rows[*after].values.at(c);
       if (desc->sem == format::kSemCounter && b.AsDouble() < a.AsDouble()) continue;  // reset
       const double f = absl::FDivDuration(g - when(*before), when(*after) - when(*before));

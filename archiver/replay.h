@@ -72,12 +72,13 @@ absl::StatusOr<Timeline> ReadTimeline(const std::vector<std::string>& names,
 // rate across a mark or a reset. nullopt when there is no value.
 std::optional<double> NumericValue(const Timeline& t, size_t row, size_t column, bool raw);
 
-// The timeline resampled on the grid start, start + step, ... <= end, as
-// PCP tools interpolate (pmval -t, pmrep -t): numeric values linearly between
-// the samples either side (counters too, so rates come out per step),
-// discrete metrics and strings as the last value at or before the grid time;
-// nothing across a <mark> or a counter reset, and a grid row after a mark is
-// preceded by a mark row. REQUIRES: step > 0.
+// The timeline resampled on the grid start, start + step, ... <= end:
+// instant and discrete values and strings as the last value at or before the
+// grid time (what pmval -t shows), counters linearly between the samples
+// either side (so rates come out per step; PCP's own counter interpolation
+// differs in details, see issue 5's note); nothing across a <mark> or a
+// counter reset, and a grid row after a mark is preceded by a mark row.
+// REQUIRES: step > 0.
 Timeline Interpolate(const Timeline& t, absl::Time start, absl::Time end, absl::Duration step);
 
 // The units of a column as shown: counters' units per second unless raw.

@@ -11,14 +11,16 @@
 # per metric, at most 1000 metrics per file (bench:make_mmv_file).
 #
 # Interval and samples: by default 2 s and 10 samples below 50,000 values,
-# and 10 s and 5 samples from 50,000 values on: there pmcd's MMV PMDA needs
-# ~7 s per fetch at 100k values (its cost is quadratic) and pmcd gives up on a
-# fetch after 10 s, so a shorter interval would only make pmlogger skip
-# samples. --interval SEC (seconds, fractions allowed, at least 0.02: pmlogger's
-# floor) and --samples N set both for every size. The defaults take ~3 min.
+# and 10 s and 5 samples from 50,000 values on: there pmcd's MMV PMDA spends
+# over 3 s of CPU on one fetch of 100k values (its cost is quadratic; more
+# wall time under load) and pmcd gives up on a fetch after 10 s, so a shorter
+# interval would make pmlogger's samples run into each other. --interval SEC
+# (seconds, fractions allowed, at least 0.02: pmlogger's floor) and
+# --samples N (at least 3 for the steady state) set both for every size.
+# The defaults take ~3 min. bench/README.md has results.
 #
 # Per size, in a private work directory under /tmp (removed at the end, even
-# on errors, unless --keep):
+# on errors and signals, unless --keep):
 #   1. make_mmv_file writes the file into WORK/tmp/mmv (a private PCP_TMP_DIR);
 #   2. a private pmcd is started with only pmcd's own PMDA and the MMV PMDA,
 #      on a free TCP port of 127.0.0.1 (recipe: tests/pcp/pcp_stack.py);
@@ -26,16 +28,16 @@
 #      archive version 2, the only one pmlogger 6.0.3 writes);
 #   4. pmcd is stopped; mmvlog capture records the same directory at the same
 #      interval for N samples (--archive_version 2).
-# CPU time (user + system):
-#   pmlogger, mmvlog  the whole process, start to exit, including start-up and
-#                     metadata (read from the zombie's /proc/PID/stat in clock
-#                     ticks as a check, and from wait4's rusage, in
-#                     microseconds, which the table uses);
-#   pmcd              the increase over pmlogger's run: /proc/PID/stat
-#                     utime+stime (ticks) as a check, and the sum of
-#                     /proc/PID/task/*/schedstat run times (ns), which the
-#                     table uses (same quantity, finer than a 10 ms tick).
-# Per sample = CPU / N. Ratio = (pmlogger + pmcd) / mmvlog.
+# CPU time (user + system), measured by bench/pcp_stack_cpu.py:
+#   pmlogger, mmvlog  the whole process, from wait4's rusage (exact), with the
+#                     zombie's /proc/PID/stat utime + stime (10 ms ticks) as a
+#                     check;
+#   pmcd              the increase over pmlogger's run of the run times in
+#                     /proc/PID/task/*/schedstat (ns), with /proc/PID/stat
+#                     utime + stime (ticks) as a check.
+# Two tables: steady state (samples 2 .. N-1, found as the CPU between the
+# idle gaps that separate samples: no start-up, first-sample metadata or
+# shutdown), and whole runs / N. Ratio = (pmlogger + pmcd) / mmvlog.
 #
 # Needs: root (pmcd -U root), PCP 6.0.3 (pmcd, pmlogger, pmda_mmv.so),
 # /usr/bin/python3, bazel. Builds //cmd:mmvlog and //bench:make_mmv_file
@@ -252,7 +254,7 @@ for VALUES in "${SIZES[@]}"; do
   ALSO=0 measure "$WORK/mmvlog.cpu" "${PCP_ENV[@]}" \
     "$MMVLOG" capture -o "$WORK/out/mmvlog" --mmv_dir "$WORK/tmp/mmv" \
     --interval "${msec}msec" --samples "$n" --archive_version 2 --progress=false \
-    2>"$WORK/mmvlog.log" &
+    >"$WORK/mmvlog.log" 2>&1 &
   MEASURE_PID=$!
   wait $MEASURE_PID || { echo "mmvlog failed:" >&2; tail -30 "$WORK/mmvlog.log" >&2; exit 1; }
   sed 's/^/   mmvlog: /' "$WORK/mmvlog.log" >&2

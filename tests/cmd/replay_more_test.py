@@ -1,0 +1,172 @@
+"""`mmvlog replay --interval`, `--follow` and `--to_mmv`, end to end.
+
+- --interval: resampling with interpolation is judged against real PCP's
+  pmval -t on the same archive (an archive written by the writer test tool,
+  whose values are a known function of time, with a <mark> in the middle):
+  instant values must agree with pmval's to its printed precision, counters
+  as rates likewise, and no value may appear across the <mark>.
+- --follow: an archive still being written by `mmvlog capture` is followed;
+  every sample written while following is printed once, in order.
+- --to_mmv: values recorded from libpcp_mmv files are played back into MMV
+  files; `mmvlog inspect` and PCP's mmvdump read the recorded values back.
+"""
+
+import json
+import os
+import re
+import subprocess
+import time
+import unittest
+
+import cmdtest
+from cmdtest import MMVLOG, describe, lines
+
+TOOL = cmdtest.runfile("tests/pcp/archive_writer_tool")
+MMVDUMP = "/var/lib/pcp/pmdas/mmv/mmvdump"
+
+
+def pmval(base, metric, step):
+    """{seconds since start: [values per instance column]} from pmval -t."""
+    p = cmdtest.run(["pmval", "-z", "-f", "6", "-t", step, "-a", base, metric],
+                    env=dict(os.environ, TZ="UTC"))
+    if p.returncode != 0:
+        raise AssertionError(describe(p))
+    rows = []
+    for line in p.stdout.split("\n"):
+        m = re.match(r"^(\d\d):(\d\d):(\d\d\.\d+)\s+(.*)$", line)
+        if m:
+            secs = int(m.group(1)) * 3600 + int(m.group(2)) * 60 + float(m.group(3))
+            rows.append((secs, m.group(4).split()))
+    return rows
+
+
+class IntervalTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = cmdtest.fresh_dir("interval")
+        self.base = os.path.join(self.dir, "a")
+        p = cmdtest.run([TOOL, "3", self.base])
+        self.assertEqual(p.returncode, 0, describe(p))
+        self.expected = json.loads(p.stdout)
+
+    def replay_json(self, *args, step="500msec"):
+        p = cmdtest.run([MMVLOG, "replay", "--json", "--utc_times", "--interval", step,
+                         self.base] + list(args), env=dict(os.environ, TZ="UTC"))
+        self.assertEqual(p.returncode, 0, describe(p))
+        return [json.loads(l) for l in lines(p.stdout)]
+
+    def test_instant_values_agree_with_pmval(self):
+        ours = [r for r in self.replay_json("--raw", "test.i32", step="750msec")
+                if not r.get("mark")]
+        # 0.75 s puts grid times nearer the next sample than the previous
+        # one: PCP shows the previous value, and so must we.
+        theirs = pmval(self.base, "test.i32", "0.75sec")
+        self.assertGreater(len(theirs), 10)
+        by_time = {}
+        for r in ours:
+            hms = r["time"].split(" ")[1]
+            h, m, s = hms.split(":")
+            by_time[round(int(h) * 3600 + int(m) * 60 + float(s), 3)] = r["values"].get("test.i32")
+        compared = 0
+        for secs, cols in theirs:
+            key = round(secs, 3)
+            if key not in by_time:
+                continue
+            if cols[0] == "?" or cols[0] == "No":  # pmval: no value here
+                # pmval starts at the label's time, truncated to microseconds,
+                # just before the first record: the one place it has none.
+                if secs != theirs[0][0]:
+                    self.assertIsNone(by_time[key], "pmval has no value at %s, we do" % key)
+                continue
+            self.assertIsNotNone(by_time[key], "no value at %s; pmval has %s" % (key, cols[0]))
+            self.assertAlmostEqual(float(by_time[key]), float(cols[0]), places=3)
+            compared += 1
+        self.assertGreater(compared, 5, "too few common grid points with pmval")
+
+    def test_counter_rates_and_no_value_across_the_mark(self):
+        rows = self.replay_json("test.u32")
+        marks = [i for i, r in enumerate(rows) if r.get("mark")]
+        self.assertTrue(marks, "the <mark> in the archive must survive resampling")
+        values = [r["values"].get("test.u32") for r in rows if not r.get("mark")]
+        numbers = [v for v in values if v is not None]
+        self.assertTrue(numbers)
+        # test.u32 grows by 1 per second: a rate of 1/s everywhere it exists.
+        for v in numbers:
+            self.assertAlmostEqual(v, 1.0, places=5)
+        # The grid row right after the mark has no rate (nothing to diff against).
+        after = rows[marks[0] + 1]
+        self.assertIsNone(after["values"].get("test.u32"), after)
+
+
+class FollowTest(unittest.TestCase):
+    def test_follows_a_growing_archive(self):
+        mmv = cmdtest.MmvFiles(cmdtest.fresh_dir("follow_mmv"), files=(("app", "v1", 0, 0),))
+        base = os.path.join(cmdtest.fresh_dir("follow"), "a")
+        cap = subprocess.Popen([MMVLOG, "capture", "-o", base, "--mmv_dir", mmv.mmv_dir,
+                                "--interval", "200msec", "--duration", "3sec", "--progress=false"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=mmv.env)
+        try:
+            deadline = time.time() + 5
+            while not os.path.exists(base + ".0") and time.time() < deadline:
+                time.sleep(0.05)
+            time.sleep(0.3)
+            f = subprocess.Popen([MMVLOG, "replay", "--follow", "--json", "--raw", base,
+                                  "mmv.app.signed32"], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, universal_newlines=True)
+            cap.wait(timeout=20)
+            time.sleep(2.5)  # at least one more poll after the last sample
+            f.terminate()
+            out, err = f.communicate(timeout=10)
+        finally:
+            if cap.poll() is None:
+                cap.kill()
+        self.assertEqual(cap.returncode, 0)
+        rows = [json.loads(l) for l in lines(out)]
+        stamps = [r["timestamp"] for r in rows]
+        self.assertEqual(stamps, sorted(set(stamps)), "rows repeated or out of order")
+        # Every sample the capture wrote is printed exactly once.
+        dump = cmdtest.run([MMVLOG, "replay", "--json", "--raw", base, "mmv.app.signed32"])
+        all_rows = [json.loads(l) for l in lines(dump.stdout)]
+        self.assertGreaterEqual(len(all_rows), 10)
+        self.assertEqual(stamps, [r["timestamp"] for r in all_rows], err)
+        for r in rows:
+            self.assertEqual(r["values"]["mmv.app.signed32"], -42)
+
+
+class ToMmvTest(unittest.TestCase):
+    def test_played_back_values_read_as_recorded(self):
+        mmv = cmdtest.MmvFiles(cmdtest.fresh_dir("tommv_src"), files=(("app", "v3", 0, 0),))
+        base = os.path.join(cmdtest.fresh_dir("tommv_arch"), "a")
+        p = cmdtest.run([MMVLOG, "capture", "-o", base, "--mmv_dir", mmv.mmv_dir,
+                         "--samples", "3", "--interval", "100msec"], env=mmv.env)
+        self.assertEqual(p.returncode, 0, describe(p))
+        out = cmdtest.fresh_dir("tommv_out")
+        p = cmdtest.run([MMVLOG, "replay", "--to_mmv", out, "--speed", "50", base])
+        self.assertEqual(p.returncode, 0, describe(p))
+        self.assertEqual(os.listdir(out), ["app"])
+        src = json.loads(cmdtest.run([MMVLOG, "inspect", "--json",
+                                      os.path.join(mmv.mmv_dir, "app")]).stdout)
+        got = json.loads(cmdtest.run([MMVLOG, "inspect", "--json", os.path.join(out, "app")]).stdout)
+
+        def values(doc):
+            out = {}
+            for v in doc["values"]:
+                out[(v["metric"], v["instance_name"])] = v["value"]
+            return out
+        want = values(src)
+        have = values(got)
+        # ELAPSED is recorded as a 64-bit counter (microseconds): same number.
+        self.assertEqual(have, want)
+        names = {m["name"]: m for m in got["metrics"]}
+        for m in src["metrics"]:
+            if m["type_name"] == "elapsed":
+                continue
+            self.assertEqual(names[m["name"]]["type"], m["type"], m["name"])
+            self.assertEqual(names[m["name"]]["units"], m["units"], m["name"])
+        # PCP's own reader agrees.
+        dump = cmdtest.run([MMVDUMP, os.path.join(out, "app")])
+        self.assertEqual(dump.returncode, 0, describe(dump))
+        self.assertIn("1.2.3-demo", dump.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
