@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -274,8 +275,21 @@ Timeline Interpolate(const Timeline& t, absl::Time start, absl::Time end, absl::
       if (desc->sem == format::kSemCounter && b.AsDouble() < a.AsDouble()) continue;  // reset
       const double f = absl::FDivDuration(g - when(*before), when(*after) - when(*before));
       StoredValue v;
-      v.kind = StoredValue::kDouble;
-      v.d = a.AsDouble() + (b.AsDouble() - a.AsDouble()) * f;
+      v.kind = a.kind == b.kind ? a.kind : StoredValue::kDouble;
+      // Integer counters stay integers, rounded to the nearest, as PCP's
+      // interpolation does (pmval -t -r shows 4000000001 where the line
+      // gives 4000000000.999998); long double keeps 64-bit values exact.
+      if (v.kind == StoredValue::kUint) {
+        const long double x = static_cast<long double>(a.u) +
+                              static_cast<long double>(b.u - a.u) * f;
+        v.u = static_cast<uint64_t>(std::roundl(x));
+      } else if (v.kind == StoredValue::kInt) {
+        const long double x = static_cast<long double>(a.i) +
+                              static_cast<long double>(b.i - a.i) * f;
+        v.i = static_cast<int64_t>(std::roundl(x));
+      } else {
+        v.d = a.AsDouble() + (b.AsDouble() - a.AsDouble()) * f;
+      }
       row.values[c] = v;
     }
     out.rows.push_back(std::move(row));

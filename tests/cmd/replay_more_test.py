@@ -82,16 +82,30 @@ class IntervalTest(unittest.TestCase):
             compared += 1
         self.assertGreater(compared, 5, "too few common grid points with pmval")
 
-    def test_counter_rates_and_no_value_across_the_mark(self):
+    def test_counter_rates_agree_with_pmval_and_stop_at_the_mark(self):
         rows = self.replay_json("test.u32")
         marks = [i for i, r in enumerate(rows) if r.get("mark")]
         self.assertTrue(marks, "the <mark> in the archive must survive resampling")
-        values = [r["values"].get("test.u32") for r in rows if not r.get("mark")]
-        numbers = [v for v in values if v is not None]
-        self.assertTrue(numbers)
-        # test.u32 grows by 1 per second: a rate of 1/s everywhere it exists.
-        for v in numbers:
-            self.assertAlmostEqual(v, 1.0, places=5)
+        ours = {}
+        for r in rows:
+            if r.get("mark"):
+                continue
+            h, m, sec = r["time"].split(" ")[1].split(":")
+            ours[round(int(h) * 3600 + int(m) * 60 + float(sec), 3)] = r["values"].get("test.u32")
+        theirs = pmval(self.base, "test.u32", "0.5sec")
+        compared = 0
+        # pmval's grid starts a hair before the first record: its first two
+        # rows have no value (no prior sample, then no prior rate).
+        for secs, cols in theirs[2:]:
+            key = round(secs, 3)
+            self.assertIn(key, ours)
+            if cols[0] == "No":
+                self.assertIsNone(ours[key], "pmval has no rate at %s, we do" % key)
+                continue
+            self.assertIsNotNone(ours[key], "no rate at %s; pmval has %s" % (key, cols[0]))
+            self.assertAlmostEqual(ours[key], float(cols[0]), places=5)
+            compared += 1
+        self.assertGreater(compared, 8)
         # The grid row right after the mark has no rate (nothing to diff against).
         after = rows[marks[0] + 1]
         self.assertIsNone(after["values"].get("test.u32"), after)
