@@ -1,5 +1,7 @@
 #include "archiver/archive_writer.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <optional>
@@ -53,6 +55,11 @@ absl::StatusOr<std::unique_ptr<ArchiveWriter>> ArchiveWriter::Create(
   std::unique_ptr<ArchiveWriter> w(new ArchiveWriter(std::move(base), options, start));
   if (absl::Status s = w->Open(); !s.ok()) {
     w->closed_ = true;
+    // Leave nothing half-made behind (e.g. a disk that is full): remove the
+    // files this call created, never ones that existed (AlreadyExists).
+    if (!absl::IsAlreadyExists(s)) {
+      for (const std::string& path : w->created_) ::unlink(path.c_str());
+    }
     return s;
   }
   return w;
@@ -153,6 +160,7 @@ absl::Status ArchiveWriter::Open() {
   absl::StatusOr<std::unique_ptr<WritableFile>> meta = OpenWritableFile(base_ + ".meta");
   if (!meta.ok()) return meta.status();
   meta_ = std::move(*meta);
+  created_.push_back(meta_->path());
   if (absl::Status s = meta_->Append(scratch_); !s.ok()) return s;
 
   scratch_.clear();
@@ -162,6 +170,7 @@ absl::Status ArchiveWriter::Open() {
   absl::StatusOr<std::unique_ptr<WritableFile>> index = OpenWritableFile(base_ + ".index");
   if (!index.ok()) return index.status();
   index_ = std::move(*index);
+  created_.push_back(index_->path());
   if (absl::Status s = index_->Append(scratch_); !s.ok()) return s;
   meta_offset_after_last_result_ = meta_->size();
   return OpenVolume(0);
@@ -175,6 +184,7 @@ absl::Status ArchiveWriter::OpenVolume(int n) {
   if (!data.ok()) return data.status();
   if (data_ != nullptr) finished_volume_bytes_ += data_->size();
   data_ = std::move(*data);
+  created_.push_back(data_->path());
   volume_ = n;
   results_in_volume_ = 0;
   index_pending_ = true;

@@ -150,6 +150,7 @@ class ArchiveWriter {
   absl::flat_hash_map<std::pair<uint32_t, uint32_t>, format::LabelRecord> labels_;
   std::vector<uint8_t> scratch_;
   std::vector<std::string> finished_volumes_;
+  std::vector<std::string> created_;  // files Create made, removed if it fails
   absl::Status status_;
   bool closed_ = false;
 };

@@ -1,6 +1,7 @@
 #include "archiver/recorder.h"
 
 #include <dirent.h>
+#include <unistd.h>
 #include <errno.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -88,7 +89,6 @@ absl::Status Recorder::OpenArchive(absl::Time now) {
           ? options_.archive_base
           : absl::StrCat(options_.archive_base, "-", archives_.size() + 1);
   const bool keep_pmids = next_base_explicit_ && mapper_ != nullptr;
-  next_base_explicit_ = false;
   current_base_ = base;
   ArchiveOptions opts = options_.archive;
   opts.hostname = options_.host.hostname;
@@ -100,6 +100,7 @@ absl::Status Recorder::OpenArchive(absl::Time now) {
     absl::StatusOr<std::unique_ptr<ArchiveWriter>> w = ArchiveWriter::Resume(base, opts);
     if (!w.ok()) return w.status();
     writer_ = std::move(*w);
+    next_base_explicit_ = false;
     mapper_ = std::make_unique<MmvMapper>(options_.mapping);
     absl::StatusOr<std::unique_ptr<ArchiveReader>> r = ArchiveReader::Open(base);
     if (r.ok()) mapper_->Seed((*r)->meta().descs);
@@ -108,6 +109,7 @@ absl::Status Recorder::OpenArchive(absl::Time now) {
     have_result_ = writer_->has_last();
     last_stamp_ = writer_->last_stamp();
     resumed_ = have_result_;
+    resumed_archive_ = true;
     log_(LogLevel::kInfo, absl::StrCat("continuing archive ", base, " in volume ",
                                        writer_->volume()));
     return absl::OkStatus();
@@ -115,6 +117,8 @@ absl::Status Recorder::OpenArchive(absl::Time now) {
   absl::StatusOr<std::unique_ptr<ArchiveWriter>> w = ArchiveWriter::Create(base, opts, start);
   if (!w.ok()) return w.status();
   writer_ = std::move(*w);
+  next_base_explicit_ = false;
+  resumed_archive_ = false;
   if (!keep_pmids) mapper_ = std::make_unique<MmvMapper>(options_.mapping);
   archives_.push_back(base);
   ++stats_.archives;
@@ -207,12 +211,8 @@ absl::Status Recorder::Sample(absl::Time now) {
     ++stats_.dropped;
     return absl::OkStatus();
   }
-  if (writer_ == nullptr) {
-    if (absl::Status s = OpenArchive(now); !s.ok()) return s;
-  }
   Timestamp stamp = format::ToTimestamp(now);
-  bool need_mark = resumed_;
-  resumed_ = false;
+  bool need_mark = false;
   if (have_result_ && stamp < last_stamp_) {
     // The wall clock stepped back: keep the archive in time order and
     // tell rate tools there is a discontinuity.
@@ -264,6 +264,29 @@ absl::Status Recorder::Sample(absl::Time now) {
     clusters.push_back({name, snap->file->header.cluster});
     live.push_back({&st, std::move(*snap)});
   }
+  // The archive is created with the first sample that has a file to
+  // record: an archive without any metric is one PCP cannot open.
+  if (writer_ == nullptr) {
+    if (live.empty()) return absl::OkStatus();
+    if (absl::Status s = OpenArchive(now); !s.ok()) {
+      // Only a full disk (ENOSPC, EDQUOT, EFBIG) or a transient error is
+      // worth waiting out; a missing directory or an existing archive is not.
+      if (!absl::IsResourceExhausted(s) && !absl::IsOutOfRange(s) && !absl::IsUnavailable(s)) {
+        return s;
+      }
+      // The archive cannot be created now (a full disk): as for a write
+      // error, report once, drop the sample and try again next time.
+      if (!outage_) {
+        log_(LogLevel::kError, absl::StrCat(s.message(), "; samples are dropped until the archive "
+                                            "can be written"));
+      }
+      outage_ = true;
+      ++stats_.dropped;
+      return absl::OkStatus();
+    }
+  }
+  need_mark = need_mark || resumed_;
+  resumed_ = false;
   mapper_->ReserveClusters(clusters);
 
   for (auto& [st, snap] : live) {
@@ -366,6 +389,17 @@ absl::Status Recorder::NewVolume() {
 
 absl::Status Recorder::Close() {
   if (writer_ == nullptr) return absl::OkStatus();
+  if (!writer_->has_last() && !resumed_archive_) {
+    // Files came and went without a single result (or every metric was
+    // filtered out): PCP cannot open such an archive, so leave none.
+    (void)writer_->Close();
+    for (const char* ext : {".meta", ".index"}) ::unlink((current_base_ + ext).c_str());
+    for (int v = 0; v <= writer_->volume(); ++v) ::unlink(absl::StrCat(current_base_, ".", v).c_str());
+    writer_->TakeFinishedVolumes();
+    writer_.reset();
+    log_(LogLevel::kInfo, absl::StrCat("nothing recorded in ", current_base_, "; removed it"));
+    return absl::OkStatus();
+  }
   absl::Status s = writer_->Close();
   closed_archive_bytes_ += writer_->total_bytes();  // with the final index entry
   for (std::string& v : writer_->TakeFinishedVolumes()) finished_volumes_.push_back(std::move(v));

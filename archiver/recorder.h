@@ -125,6 +125,7 @@ class Recorder {
   bool next_base_explicit_ = false;  // StartNewArchive named the next base
   bool broken_ = false;      // writer closed after a write error
   bool resumed_ = false;     // the next result follows a gap
+  bool resumed_archive_ = false;  // the current archive was continued, not created
   bool outage_ = false;      // a write failed; nothing written in full since
   format::Result result_;  // reused per sample
 };
