@@ -320,12 +320,43 @@ absl::StatusOr<MappedFile> MmvMapper::Map(const std::string& name,
 
 void AppendValueSets(const MappedFile& file, std::span<const uint8_t> image,
                      int64_t now_usec, format::Result* result) {
+  FillValueSets(file, image, now_usec, result, result->sets.size());
+}
+
+size_t FillValueSets(const MappedFile& file, std::span<const uint8_t> image,
+                     int64_t now_usec, format::Result* result, size_t at) {
   const MmvFile& f = *file.mmv;
   for (const MappedMetric& m : file.metrics) {
-    format::ValueSet& set = result->sets.emplace_back();
+    // Reuse the set (and its values' capacity) left from the last sample.
+    if (at >= result->sets.size()) result->sets.emplace_back();
+    format::ValueSet& set = result->sets[at++];
+    set.values.clear();
+    set.error = 0;
     set.pmid = m.desc.pmid;
     set.type = m.desc.type;
     set.values.reserve(m.values.size());
+    if (!file.sentinel && m.mmv_type != MmvType::kString && m.mmv_type != MmvType::kElapsed &&
+        image.size() >= f.size) {
+      // The hot path: a fixed-size number straight from the image (entries
+      // were bounds-checked when the file was parsed and the image has the
+      // same size).
+      for (uint32_t idx : m.values) {
+        const format::MmvValueEntry& e = f.values[idx];
+        const uint8_t* p = image.data() + e.offset;
+        format::ResultValue& rv = set.values.emplace_back();
+        rv.inst = e.instance_index < 0 ? format::kInNull : e.instance;
+        switch (m.mmv_type) {
+          case MmvType::kI32: rv.i64 = format::LoadNative<int32_t>(p); break;
+          case MmvType::kU32: rv.u64 = format::LoadNative<uint32_t>(p); break;
+          case MmvType::kI64: rv.i64 = format::LoadNative<int64_t>(p); break;
+          case MmvType::kU64: rv.u64 = format::LoadNative<uint64_t>(p); break;
+          case MmvType::kFloat: rv.f64 = format::LoadNative<float>(p); break;
+          case MmvType::kDouble: rv.f64 = format::LoadNative<double>(p); break;
+          default: break;
+        }
+      }
+      continue;
+    }
     for (uint32_t idx : m.values) {
       const format::MmvValueEntry& e = f.values[idx];
       absl::StatusOr<format::MmvValue> v = format::ReadMmvValue(image, f, e);
@@ -370,6 +401,7 @@ void AppendValueSets(const MappedFile& file, std::span<const uint8_t> image,
       set.values.push_back(std::move(rv));
     }
   }
+  return at;
 }
 
 }  // namespace mmvlog::archiver

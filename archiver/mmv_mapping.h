@@ -107,6 +107,13 @@ class MmvMapper {
 void AppendValueSets(const MappedFile& file, std::span<const uint8_t> image,
                      int64_t now_usec, format::Result* result);
 
+// The same, writing sets at result->sets[at], [at + 1], ... and reusing
+// what is there (its values' memory), growing the vector as needed. Returns
+// the index after the last set written. The recorder calls this every
+// sample, so a steady sample allocates nothing.
+size_t FillValueSets(const MappedFile& file, std::span<const uint8_t> image,
+                     int64_t now_usec, format::Result* result, size_t at);
+
 // pmdammv's name rule for the whole metric name.
 bool IsValidPcpName(absl::string_view name);
 

@@ -355,13 +355,14 @@ absl::Status Recorder::Sample(absl::Time now) {
     }
   }
   result_.timestamp = stamp;
-  result_.sets.clear();
+  size_t sets = 0;
   const int64_t now_usec = UnixMicros(now);
   for (auto& [st, snap] : live) {
     if (!st->mapped) continue;
-    AppendValueSets(*st->mapped, snap.image, now_usec, &result_);
+    sets = FillValueSets(*st->mapped, snap.image, now_usec, &result_, sets);
     st->recorded = true;
   }
+  if (result_.sets.size() > sets) result_.sets.resize(sets);  // files went away
   // Nothing to record (no file yet, or none left): a result without metrics
   // would read as a <mark> to every PCP tool.
   if (result_.sets.empty()) {

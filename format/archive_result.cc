@@ -41,6 +41,15 @@ size_t SetSize(const ValueSet& s) {
 
 size_t BlocksSize(const ValueSet& s) {
   if (!HasValues(s) || IsInsituType(s.type)) return 0;
+  // Fixed-size types: every block is the same size (no walk over values).
+  switch (s.type) {
+    case kType64:
+    case kTypeU64:
+    case kTypeDouble:
+      return s.values.size() * Padded(kValueBlockHeader + 8);
+    case kTypeFloat:
+      return s.values.size() * Padded(kValueBlockHeader + 4);
+  }
   size_t n = 0;
   for (const ResultValue& v : s.values) {
     n += Padded(kValueBlockHeader + BlockValueSize(s.type, v));
@@ -156,8 +165,9 @@ void EncodeResult(int version, const Result& r, std::vector<uint8_t>* out) {
                    (static_cast<uint32_t>(s.type) & 0xff) << 24 |
                        static_cast<uint32_t>(length));
         StoreBlockValue(s.type, v, rec + block_pos + kValueBlockHeader);
-        std::memset(rec + block_pos + length, kValueBlockPadByte,
-                    Padded(length) - length);
+        if (Padded(length) != length) {
+          std::memset(rec + block_pos + length, kValueBlockPadByte, Padded(length) - length);
+        }
         block_pos += Padded(length);
       }
       pos += kValueSize;
