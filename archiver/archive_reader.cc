@@ -94,37 +94,41 @@ std::string ArchiveBaseName(absl::string_view name) {
   return s;
 }
 
-absl::StatusOr<std::unique_ptr<ArchiveReader>> ArchiveReader::Open(absl::string_view name) {
-  std::unique_ptr<ArchiveReader> r(new ArchiveReader());
-  r->base_ = ArchiveBaseName(name);
-  // Find the volumes: <base>.<N> or <base>.<N>.zst.
-  const size_t slash = r->base_.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : r->base_.substr(0, slash);
-  const std::string stem = slash == std::string::npos ? r->base_ : r->base_.substr(slash + 1);
+absl::StatusOr<std::vector<VolumeFile>> ListVolumes(const std::string& base) {
+  const size_t slash = base.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : base.substr(0, slash);
+  const std::string stem = slash == std::string::npos ? base : base.substr(slash + 1);
   DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) {
-    return absl::ErrnoToStatus(errno, absl::StrCat("open directory ", dir));
-  }
-  std::vector<std::pair<int64_t, std::string>> volumes;
+  if (d == nullptr) return absl::ErrnoToStatus(errno, absl::StrCat("open directory ", dir));
+  std::vector<VolumeFile> out;
   while (struct dirent* e = ::readdir(d)) {
     absl::string_view f = e->d_name;
     if (!absl::StartsWith(f, stem + ".")) continue;
     absl::string_view rest = f.substr(stem.size() + 1);
-    bool zst = absl::ConsumeSuffix(&rest, ".zst");
+    const bool zst = absl::ConsumeSuffix(&rest, ".zst");
     int64_t n;
     if (!AllDigits(rest) || !absl::SimpleAtoi(rest, &n)) continue;
-    (void)zst;
-    volumes.push_back({n, absl::StrCat(dir, "/", f)});
+    out.push_back({n, absl::StrCat(dir, "/", f), zst});
   }
   ::closedir(d);
-  std::sort(volumes.begin(), volumes.end());
-  for (size_t i = 1; i < volumes.size(); ++i) {
-    if (volumes[i].first == volumes[i - 1].first) {
+  std::sort(out.begin(), out.end(), [](const VolumeFile& a, const VolumeFile& b) {
+    return a.number != b.number ? a.number < b.number : a.path < b.path;
+  });
+  return out;
+}
+
+absl::StatusOr<std::unique_ptr<ArchiveReader>> ArchiveReader::Open(absl::string_view name) {
+  std::unique_ptr<ArchiveReader> r(new ArchiveReader());
+  r->base_ = ArchiveBaseName(name);
+  absl::StatusOr<std::vector<VolumeFile>> volumes = ListVolumes(r->base_);
+  if (!volumes.ok()) return volumes.status();
+  for (size_t i = 1; i < volumes->size(); ++i) {
+    if ((*volumes)[i].number == (*volumes)[i - 1].number) {
       return absl::FailedPreconditionError(absl::StrCat(
-          "both ", volumes[i - 1].second, " and ", volumes[i].second, " exist"));
+          "both ", (*volumes)[i - 1].path, " and ", (*volumes)[i].path, " exist"));
     }
   }
-  for (auto& v : volumes) r->volume_paths_.push_back(std::move(v.second));
+  for (VolumeFile& v : *volumes) r->volume_paths_.push_back(std::move(v.path));
   if (absl::Status s = r->ReadMeta(); !s.ok()) return s;
   if (absl::Status s = r->ReadIndex(); !s.ok()) return s;
   if (r->volume_paths_.empty()) {

@@ -57,6 +57,17 @@ struct ArchiveMetadata {
 // digits).
 std::string ArchiveBaseName(absl::string_view name);
 
+// One volume file of an archive.
+struct VolumeFile {
+  int64_t number = 0;
+  std::string path;
+  bool compressed = false;  // <base>.N.zst
+};
+
+// The volume files of `base` (<base>.N and <base>.N.zst), by number.
+// Errors: the directory cannot be read.
+absl::StatusOr<std::vector<VolumeFile>> ListVolumes(const std::string& base);
+
 class ArchiveReader {
  public:
   // Opens by base name or the name of any of its files.

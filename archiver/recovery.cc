@@ -7,6 +7,7 @@
 #include <optional>
 #include <variant>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -36,6 +37,7 @@ struct Scan {
   uint64_t last_result_offset = 0;
   std::vector<std::pair<Timestamp, uint64_t>> timed;  // .meta: (ts, offset)
   bool has_desc = false;                              // .meta: any metric
+  std::optional<format::LogLabel> label;
 };
 
 absl::StatusOr<Scan> ScanFile(const std::string& path, int kind /*0 meta, 1 vol*/, int version) {
@@ -59,6 +61,7 @@ absl::StatusOr<Scan> ScanFile(const std::string& path, int kind /*0 meta, 1 vol*
       if (!label.ok()) return format::WithContext(label.status(), path);
       scan.has_label = true;
       scan.version = label->version;
+      scan.label = *label;
       version = label->version;
     } else if (kind == 1) {
       absl::StatusOr<format::DecodedResult> r =
@@ -109,25 +112,16 @@ absl::Status RecoverArchive(absl::string_view name, bool dry_run, RecoveryReport
     // label, nothing was recorded and the files are only debris.
     std::vector<std::string> debris = {meta_path, base + ".index"};
     bool holds_data = false;
-    const size_t slash0 = base.rfind('/');
-    const std::string dir0 = slash0 == std::string::npos ? "." : base.substr(0, slash0);
-    const std::string stem0 = slash0 == std::string::npos ? base : base.substr(slash0 + 1);
-    if (DIR* d = ::opendir(dir0.c_str())) {
-      while (struct dirent* e = ::readdir(d)) {
-        absl::string_view f = e->d_name;
-        if (!absl::StartsWith(f, stem0 + ".")) continue;
-        absl::string_view rest = f.substr(stem0.size() + 1);
-        if (rest.empty() || !std::all_of(rest.begin(), rest.end(), absl::ascii_isdigit)) continue;
-        const std::string path = absl::StrCat(dir0, "/", f);
-        struct stat st;
-        if (::stat(path.c_str(), &st) == 0 &&
-            static_cast<uint64_t>(st.st_size) >
-                format::kLabelV3PayloadSize + format::kFrameOverhead) {
-          holds_data = true;
-        }
-        debris.push_back(path);
+    absl::StatusOr<std::vector<VolumeFile>> files = ListVolumes(base);
+    if (!files.ok()) return files.status();
+    for (const VolumeFile& v : *files) {
+      struct stat st;
+      if (v.compressed || (::stat(v.path.c_str(), &st) == 0 &&
+                           static_cast<uint64_t>(st.st_size) >
+                               format::kLabelV3PayloadSize + format::kFrameOverhead)) {
+        holds_data = true;
       }
-      ::closedir(d);
+      debris.push_back(v.path);
     }
     if (holds_data || resuming) {
       return absl::DataLossError(absl::StrCat(meta_path, ": no complete archive label; cannot recover"));
@@ -145,25 +139,19 @@ absl::Status RecoverArchive(absl::string_view name, bool dry_run, RecoveryReport
     if (absl::Status s = truncate_to(meta_path, meta->good_end, meta_st->st_size); !s.ok()) return s;
   }
 
-  // Volumes, in order; compressed ones were finished before compression.
-  const size_t slash = base.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : base.substr(0, slash);
-  const std::string stem = slash == std::string::npos ? base : base.substr(slash + 1);
+  // Volumes, in order; compressed ones were finished before compression
+  // and are left alone.
+  absl::StatusOr<std::vector<VolumeFile>> listed = ListVolumes(base);
+  if (!listed.ok()) return listed.status();
   std::vector<std::pair<int64_t, std::string>> volumes;
-  if (DIR* d = ::opendir(dir.c_str())) {
-    while (struct dirent* e = ::readdir(d)) {
-      absl::string_view f = e->d_name;
-      if (!absl::StartsWith(f, stem + ".")) continue;
-      absl::string_view rest = f.substr(stem.size() + 1);
-      int64_t n;
-      if (!rest.empty() && std::all_of(rest.begin(), rest.end(), absl::ascii_isdigit) &&
-          absl::SimpleAtoi(rest, &n)) {
-        volumes.push_back({n, absl::StrCat(dir, "/", f)});
-      }
+  absl::flat_hash_set<int64_t> compressed;
+  for (const VolumeFile& v : *listed) {
+    if (v.compressed) {
+      compressed.insert(v.number);
+    } else {
+      volumes.push_back({v.number, v.path});
     }
-    ::closedir(d);
   }
-  std::sort(volumes.begin(), volumes.end());
   std::vector<uint64_t> volume_size(volumes.empty() ? 0 : volumes.back().first + 1, 0);
   std::optional<Timestamp> last;
   int64_t last_volume = -1;
@@ -234,15 +222,7 @@ absl::Status RecoverArchive(absl::string_view name, bool dry_run, RecoveryReport
     // Killed after the metadata but before the first result: PCP refuses an
     // archive with no record ("empty archive"). A <mark> at the start time
     // is the truth (recording stopped) and makes it a valid archive.
-    absl::StatusOr<std::string> meta_text = ReadWholeFile(meta_path);
-    if (!meta_text.ok()) return meta_text.status();
-    std::span<const uint8_t> mb(reinterpret_cast<const uint8_t*>(meta_text->data()),
-                                meta_text->size());
-    format::RecordScanner sc(mb, 0);
-    absl::StatusOr<std::optional<format::Frame>> f = sc.Next();
-    if (!f.ok() || !f->has_value()) return absl::DataLossError(absl::StrCat(meta_path, ": no label"));
-    absl::StatusOr<format::LogLabel> label = format::DecodeLogLabel((*f)->payload);
-    if (!label.ok()) return label.status();
+    std::optional<format::LogLabel> label = meta->label;
     int64_t first_volume = -1;
     for (size_t n = 0; n < volume_size.size(); ++n) {
       if (volume_size[n] > 0) {
@@ -296,6 +276,10 @@ absl::Status RecoverArchive(absl::string_view name, bool dry_run, RecoveryReport
       absl::StatusOr<format::IndexEntry> e = format::DecodeIndexEntry(
           version, std::span<const uint8_t>(
                        reinterpret_cast<const uint8_t*>(index->data()) + label_size + i * esize, esize));
+      if (e.ok() && compressed.contains(e->volume) && e->meta_offset <= meta->good_end) {
+        kept.push_back(*e);  // a finished, compressed volume: complete
+        continue;
+      }
       if (!e.ok() || e->volume < 0 || static_cast<size_t>(e->volume) >= volume_size.size() ||
           e->data_offset >= volume_size[e->volume] || e->meta_offset > meta->good_end) {
         rewrite = true;
@@ -330,17 +314,9 @@ absl::Status RecoverArchive(absl::string_view name, bool dry_run, RecoveryReport
              [&]() -> absl::Status {
                // Keep the label that was there (or rebuild it from .meta's).
                std::vector<uint8_t> out;
-               absl::StatusOr<std::string> meta_text = ReadWholeFile(meta_path);
-               if (!meta_text.ok()) return meta_text.status();
-               std::span<const uint8_t> mb(reinterpret_cast<const uint8_t*>(meta_text->data()),
-                                           meta_text->size());
-               format::RecordScanner sc(mb, 0);
-               absl::StatusOr<std::optional<format::Frame>> f = sc.Next();
-               if (!f.ok() || !f->has_value()) return absl::DataLossError("meta label vanished");
-               absl::StatusOr<format::LogLabel> label = format::DecodeLogLabel((*f)->payload);
-               if (!label.ok()) return label.status();
-               label->volume = format::kVolumeIndex;
-               if (absl::Status s = format::EncodeLogLabel(*label, &out); !s.ok()) return s;
+               format::LogLabel label = *meta->label;
+               label.volume = format::kVolumeIndex;
+               if (absl::Status s = format::EncodeLogLabel(label, &out); !s.ok()) return s;
                for (const format::IndexEntry& e : kept) {
                  if (absl::Status s = format::EncodeIndexEntry(version, e, &out); !s.ok()) return s;
                }
