@@ -84,10 +84,16 @@ void Recorder::Problem(FileState& s, const std::string& name, const std::string&
 }
 
 absl::Status Recorder::OpenArchive(absl::Time now) {
-  const std::string base =
-      archives_.empty() || next_base_explicit_
-          ? options_.archive_base
-          : absl::StrCat(options_.archive_base, "-", archives_.size() + 1);
+  std::string base = options_.archive_base;
+  if (!archives_.empty() && !next_base_explicit_) {
+    // "<base>-2", "-3", ...: the first that does not exist yet (a resumed
+    // recorder may find earlier ones).
+    struct stat st;
+    for (size_t n = archives_.size() + 1;; ++n) {
+      base = absl::StrCat(options_.archive_base, "-", n);
+      if (::stat((base + ".meta").c_str(), &st) != 0) break;
+    }
+  }
   const bool keep_pmids = next_base_explicit_ && mapper_ != nullptr;
   current_base_ = base;
   ArchiveOptions opts = options_.archive;
@@ -213,12 +219,18 @@ absl::Status Recorder::Sample(absl::Time now) {
   }
   Timestamp stamp = format::ToTimestamp(now);
   bool need_mark = false;
-  if (have_result_ && stamp < last_stamp_) {
-    // The wall clock stepped back: keep the archive in time order and
-    // tell rate tools there is a discontinuity.
-    log_(LogLevel::kWarning, "wall clock stepped backwards; marking the gap");
-    stamp = last_stamp_;
-    need_mark = true;
+  if (have_result_ && !(last_stamp_ < stamp)) {
+    // The wall clock stepped back: keep the archive in time order (each
+    // sample 1 us after the last until the clock catches up) and tell rate
+    // tools once that there is a discontinuity.
+    if (!clock_behind_) {
+      log_(LogLevel::kWarning, "wall clock stepped backwards; marking the gap");
+      need_mark = true;
+    }
+    clock_behind_ = true;
+    stamp = format::ToTimestamp(format::ToAbslTime(last_stamp_) + absl::Microseconds(1));
+  } else {
+    clock_behind_ = false;
   }
 
   std::map<std::string, std::string> listed = ListFiles();
@@ -345,6 +357,10 @@ absl::Status Recorder::Sample(absl::Time now) {
     }
     ++stats_.marks;
     last_stamp_ = mark;
+    // The result after a mark comes strictly after it.
+    if (!(mark < stamp)) {
+      stamp = format::ToTimestamp(format::ToAbslTime(mark) + absl::Microseconds(1));
+    }
   }
 
   if (options_.volume_samples > 0 && writer_->results_in_volume() >= options_.volume_samples) {

@@ -123,6 +123,7 @@ class Recorder {
   uint64_t closed_archive_bytes_ = 0;
   std::string last_dir_error_;
   bool next_base_explicit_ = false;  // StartNewArchive named the next base
+  bool clock_behind_ = false;        // wall clock behind the last timestamp
   bool broken_ = false;      // writer closed after a write error
   bool resumed_ = false;     // the next result follows a gap
   bool resumed_archive_ = false;  // the current archive was continued, not created

@@ -30,7 +30,7 @@
 #include "cmd/subcommand.h"
 
 ABSL_FLAG(std::string, archive_dir, "/var/log/pcp/mmvlog",
-          "directory for the archives (created if missing)");
+          "directory for the archives (created, with its parents, if missing)");
 ABSL_FLAG(std::string, archive_name, "",
           "archive base name in --archive_dir (default: the start time, YYYYMMDD.HH.MM, "
           "as pmlogger_daily; a new one each period)");
@@ -117,6 +117,10 @@ int RunRecord(const Invocation& inv) {
   }
   const bool utc = absl::GetFlag(FLAGS_utc);
   const std::string dir = absl::GetFlag(FLAGS_archive_dir);
+  // Create the directory and any missing parents (mkdir -p).
+  for (size_t at = dir.find('/', 1); at != std::string::npos; at = dir.find('/', at + 1)) {
+    (void)::mkdir(dir.substr(0, at).c_str(), 0755);
+  }
   if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
     std::fprintf(stderr, "mmvlog record: cannot create archive directory %s: %s\n", dir.c_str(),
                  std::strerror(errno));

@@ -598,6 +598,26 @@ TEST_F(RecorderTest, WallClockSteppingBackwardsIsMarkedAndOrderKept) {
   EXPECT_PMLOGCHECK_OK(base_);
 }
 
+TEST_F(RecorderTest, ClockBehindForSeveralSamplesGivesOneMarkAndDistinctTimes) {
+  MmvApp app(Path("app"), SimpleSpec());
+  app.Create();
+  Recorder rec(Options(), log_.fn());
+  ASSERT_OK(rec.Sample(T(100)));
+  ASSERT_OK(rec.Sample(T(50)));  // stepped back...
+  ASSERT_OK(rec.Sample(T(51)));  // ...and still behind
+  ASSERT_OK(rec.Sample(T(52)));
+  ASSERT_OK(rec.Sample(T(101)));  // caught up
+  EXPECT_EQ(rec.stats().marks, 1u);
+  EXPECT_EQ(log_.Count(LogLevel::kWarning, {"backwards"}), 1u) << log_.All();
+  ASSERT_OK(rec.Close());
+  ArchiveContents ar = ReadArchive(base_);
+  ASSERT_THAT(ar.results, SizeIs(6));
+  EXPECT_THAT(MarkPositions(ar), ElementsAre(1));
+  for (size_t i = 1; i < ar.results.size(); ++i) {
+    EXPECT_LT(ar.results[i - 1].timestamp, ar.results[i].timestamp) << "record " << i;
+  }
+}
+
 TEST_F(RecorderTest, VolumeSamplesSwitchesVolumes) {
   MmvApp app(Path("app"), SimpleSpec());
   app.Create();
