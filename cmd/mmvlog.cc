@@ -57,15 +57,17 @@ void PrintOverview(FILE* out) {
 }  // namespace
 }  // namespace mmvlog::cmd
 
-int main(int argc, char** argv) {
-  using mmvlog::cmd::kSubcommands;
+namespace mmvlog::cmd {
+namespace {
+
+int Run(int argc, char** argv) {
   if (argc < 2 || absl::string_view(argv[1]) == "--help" ||
       absl::string_view(argv[1]) == "-h" ||
       absl::string_view(argv[1]) == "help") {
     if (argc >= 3 && absl::string_view(argv[1]) == "help") {
       // "mmvlog help inspect" == "mmvlog inspect --help"
       std::vector<char*> args = {argv[0], argv[2], const_cast<char*>("--help")};
-      return main(3, args.data());
+      return Run(3, args.data());
     }
     mmvlog::cmd::PrintOverview(argc < 2 ? stderr : stdout);
     return argc < 2 ? mmvlog::cmd::kExitUsage : mmvlog::cmd::kExitOk;
@@ -146,3 +148,8 @@ int main(int argc, char** argv) {
   inv.args.assign(rest.begin() + 1, rest.end());
   return sub->run(inv);
 }
+
+}  // namespace
+}  // namespace mmvlog::cmd
+
+int main(int argc, char** argv) { return mmvlog::cmd::Run(argc, argv); }
