@@ -333,16 +333,6 @@ absl::Status ArchiveWriter::AddInDom(const InDom& indom) {
 
 absl::Status ArchiveWriter::AppendResult(const format::Result& result) {
   if (!status_.ok()) return status_;
-  if (closed_) return absl::FailedPreconditionError(absl::StrCat(base_, ": closed"));
-  if (have_last_ && result.timestamp < last_stamp_) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        base_, ": result at ", result.timestamp.sec, ".", result.timestamp.nsec,
-        " is earlier than the previous one at ", last_stamp_.sec, ".",
-        last_stamp_.nsec));
-  }
-  if (absl::Status s = CheckTime(options_.version, result.timestamp, "result"); !s.ok()) {
-    return s;
-  }
   for (const format::ValueSet& set : result.sets) {
     auto it = descs_.find(set.pmid);
     if (it == descs_.end()) {
@@ -356,7 +346,36 @@ absl::Status ArchiveWriter::AppendResult(const format::Result& result) {
                        " before its instance domain record"));
     }
   }
-  const size_t size = format::EncodedResultSize(options_.version, result);
+  uint64_t data_offset = 0;
+  if (absl::Status s = PrepareResult(result.timestamp,
+                                     format::EncodedResultSize(options_.version, result),
+                                     &data_offset);
+      !s.ok()) {
+    return s;
+  }
+  scratch_.clear();
+  format::EncodeResult(options_.version, result, &scratch_);
+  return FinishResult(result.timestamp, data_offset, scratch_);
+}
+
+absl::Status ArchiveWriter::AppendEncodedResult(Timestamp timestamp,
+                                                std::span<const uint8_t> record) {
+  uint64_t data_offset = 0;
+  if (absl::Status s = PrepareResult(timestamp, record.size(), &data_offset); !s.ok()) return s;
+  return FinishResult(timestamp, data_offset, record);
+}
+
+absl::Status ArchiveWriter::PrepareResult(Timestamp timestamp, size_t size,
+                                          uint64_t* data_offset) {
+  if (!status_.ok()) return status_;
+  if (closed_) return absl::FailedPreconditionError(absl::StrCat(base_, ": closed"));
+  if (have_last_ && timestamp < last_stamp_) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        base_, ": result at ", timestamp.sec, ".", timestamp.nsec,
+        " is earlier than the previous one at ", last_stamp_.sec, ".",
+        last_stamp_.nsec));
+  }
+  if (absl::Status s = CheckTime(options_.version, timestamp, "result"); !s.ok()) return s;
   if (data_->size() + size > VolumeLimit() && results_in_volume_ > 0) {
     if (absl::Status s = NewVolume(); !s.ok()) return s;
   }
@@ -365,21 +384,23 @@ absl::Status ArchiveWriter::AppendResult(const format::Result& result) {
     return absl::ResourceExhaustedError(absl::StrCat(
         base_, ": a result of ", size, " bytes cannot fit a v2 volume (2 GiB)"));
   }
-  const uint64_t data_offset = data_->size();
+  *data_offset = data_->size();
   if (index_pending_ ||
-      data_offset - data_offset_at_last_index_ >= options_.index_interval_bytes) {
-    if (absl::Status s = WriteIndex(result.timestamp, meta_offset_after_last_result_,
-                                    data_offset);
+      *data_offset - data_offset_at_last_index_ >= options_.index_interval_bytes) {
+    if (absl::Status s = WriteIndex(timestamp, meta_offset_after_last_result_, *data_offset);
         !s.ok()) {
       return s;
     }
   }
-  scratch_.clear();
-  format::EncodeResult(options_.version, result, &scratch_);
-  if (absl::Status s = data_->Append(scratch_); !s.ok()) return Fail(s);
+  return absl::OkStatus();
+}
+
+absl::Status ArchiveWriter::FinishResult(Timestamp timestamp, uint64_t data_offset,
+                                         std::span<const uint8_t> record) {
+  if (absl::Status s = data_->Append(record); !s.ok()) return Fail(s);
   ++results_in_volume_;
   have_last_ = true;
-  last_stamp_ = result.timestamp;
+  last_stamp_ = timestamp;
   last_meta_offset_ = meta_offset_after_last_result_;
   last_data_offset_ = data_offset;
   last_volume_ = volume_;

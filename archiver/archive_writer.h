@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -93,6 +94,14 @@ class ArchiveWriter {
   // indom not yet written; the first I/O error otherwise.
   absl::Status AppendResult(const format::Result& result);
   absl::Status AppendMark(format::Timestamp when);
+  // Appends a result already encoded for this archive's version (framing
+  // included): the recorder's per-sample fast path, which rewrites the
+  // values of a format::ResultTemplate in place. The timestamp is the one
+  // encoded in `record`. REQUIRES: every PMID and indom in `record` was
+  // added to this writer (the template's result went through AppendResult
+  // once), which is not checked here.
+  absl::Status AppendEncodedResult(format::Timestamp timestamp,
+                                   std::span<const uint8_t> record);
 
   // Starts volume N+1; its index entry is written with its first result.
   absl::Status NewVolume();
@@ -120,6 +129,13 @@ class ArchiveWriter {
   // The label of `volume` (kVolumeMeta, kVolumeIndex or a volume number).
   format::LogLabel Label(int32_t volume) const;
   absl::Status WriteMeta();  // appends scratch_ to .meta
+  // The checks, volume switch and index entry before a result of `size`
+  // bytes at `timestamp`; sets *data_offset to where it goes.
+  absl::Status PrepareResult(format::Timestamp timestamp, size_t size,
+                             uint64_t* data_offset);
+  // Appends the encoded result and notes it as the last one.
+  absl::Status FinishResult(format::Timestamp timestamp, uint64_t data_offset,
+                            std::span<const uint8_t> record);
   absl::Status WriteIndex(format::Timestamp when, uint64_t meta_offset,
                           uint64_t data_offset);
   absl::Status OpenVolume(int n);

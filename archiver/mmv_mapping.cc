@@ -3,7 +3,9 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <tuple>
 #include <utility>
@@ -230,6 +232,8 @@ absl::StatusOr<MappedFile> MmvMapper::Map(const std::string& name,
       }
       mm.desc.names = {full};
       mm.values = std::move(values_of[i]);
+      mm.offsets.reserve(mm.values.size());
+      for (uint32_t idx : mm.values) mm.offsets.push_back(static_cast<uint32_t>(f.values[idx].offset));
       if (!m.short_help.empty()) {
         out.texts.push_back({format::kTextOneLine | format::kTextPmid, pmid, m.short_help});
       }
@@ -315,12 +319,58 @@ absl::StatusOr<MappedFile> MmvMapper::Map(const std::string& name,
     r.sets.push_back(std::move(*set));
   }
   for (auto& [key, r] : records) out.labels.push_back(std::move(r));
+  out.fixed_layout = !out.sentinel && f.size <= std::numeric_limits<uint32_t>::max() &&
+                     std::all_of(out.metrics.begin(), out.metrics.end(), [](const MappedMetric& m) {
+                       switch (m.mmv_type) {
+                         case MmvType::kI32:
+                         case MmvType::kU32:
+                         case MmvType::kI64:
+                         case MmvType::kU64:
+                         case MmvType::kFloat:
+                         case MmvType::kDouble:
+                           return true;
+                         default:
+                           return false;  // strings and elapsed times vary per sample
+                       }
+                     });
   return out;
 }
 
 void AppendValueSets(const MappedFile& file, std::span<const uint8_t> image,
                      int64_t now_usec, format::Result* result) {
   FillValueSets(file, image, now_usec, result, result->sets.size());
+}
+
+size_t StoreValues(const MappedFile& file, std::span<const uint8_t> image,
+                   format::ResultTemplate* tmpl, size_t at) {
+  assert(file.fixed_layout && image.size() >= file.mmv->size);
+  const uint8_t* in = image.data();
+  uint8_t* rec = tmpl->data();
+  for (const MappedMetric& m : file.metrics) {
+    const format::ValueSlots& slots = tmpl->sets()[at++];
+    assert(slots.count == m.offsets.size());
+    uint8_t* out = rec + slots.first;
+    const size_t stride = slots.stride;
+    // The bytes as they are (a float or double is not converted, so even a
+    // signalling NaN is kept), in the archive's big-endian order.
+    switch (m.mmv_type) {
+      case MmvType::kI32:
+      case MmvType::kU32:
+      case MmvType::kFloat:
+        for (uint32_t off : m.offsets) {
+          format::StoreBig32(out, format::LoadNative<uint32_t>(in + off));
+          out += stride;
+        }
+        break;
+      default:  // kI64, kU64, kDouble
+        for (uint32_t off : m.offsets) {
+          format::StoreBig64(out, format::LoadNative<uint64_t>(in + off));
+          out += stride;
+        }
+        break;
+    }
+  }
+  return at;
 }
 
 size_t FillValueSets(const MappedFile& file, std::span<const uint8_t> image,

@@ -30,6 +30,7 @@
 #include "format/archive_meta.h"
 #include "format/archive_result.h"
 #include "format/mmv_reader.h"
+#include "format/result_template.h"
 
 namespace mmvlog::archiver {
 
@@ -51,6 +52,8 @@ struct MappedMetric {
   // Indices into MmvFile::values, in the order pmdammv returns them (the
   // indom's instance order).
   std::vector<uint32_t> values;
+  // File offsets of those values' bytes, same order (for StoreValues).
+  std::vector<uint32_t> offsets;
 };
 
 struct MappedFile {
@@ -58,6 +61,10 @@ struct MappedFile {
   std::shared_ptr<const format::MmvFile> mmv;
   uint32_t cluster = 0;
   bool sentinel = false;  // MMV_FLAG_SENTINEL
+  // Every sample gives the same value sets, instances and value sizes (no
+  // sentinels, strings or elapsed times to work out), so a recorder can
+  // keep the encoded result and only store new values: see StoreValues.
+  bool fixed_layout = false;
   std::vector<MappedMetric> metrics;
   std::vector<format::InDom> indoms;  // full instance lists, no timestamp
   std::vector<format::HelpText> texts;
@@ -113,6 +120,14 @@ void AppendValueSets(const MappedFile& file, std::span<const uint8_t> image,
 // sample, so a steady sample allocates nothing.
 size_t FillValueSets(const MappedFile& file, std::span<const uint8_t> image,
                      int64_t now_usec, format::Result* result, size_t at);
+
+// The fast path of FillValueSets for a file with fixed_layout: stores its
+// values from `image` straight into the record of `tmpl`, whose sets at, at
+// + 1, ... were made from what FillValueSets gave for this same MappedFile.
+// Returns the index after the last set written. REQUIRES:
+// file.fixed_layout and image.size() >= file.mmv->size.
+size_t StoreValues(const MappedFile& file, std::span<const uint8_t> image,
+                   format::ResultTemplate* tmpl, size_t at);
 
 // pmdammv's name rule for the whole metric name.
 bool IsValidPcpName(absl::string_view name);

@@ -106,6 +106,7 @@ absl::Status Recorder::OpenArchive(absl::Time now) {
     absl::StatusOr<std::unique_ptr<ArchiveWriter>> w = ArchiveWriter::Resume(base, opts);
     if (!w.ok()) return w.status();
     writer_ = std::move(*w);
+  ++writer_serial_;
     next_base_explicit_ = false;
     mapper_ = std::make_unique<MmvMapper>(options_.mapping);
     absl::StatusOr<std::unique_ptr<ArchiveReader>> r = ArchiveReader::Open(base);
@@ -123,6 +124,7 @@ absl::Status Recorder::OpenArchive(absl::Time now) {
   absl::StatusOr<std::unique_ptr<ArchiveWriter>> w = ArchiveWriter::Create(base, opts, start);
   if (!w.ok()) return w.status();
   writer_ = std::move(*w);
+  ++writer_serial_;
   next_base_explicit_ = false;
   resumed_archive_ = false;
   if (!keep_pmids) mapper_ = std::make_unique<MmvMapper>(options_.mapping);
@@ -199,6 +201,7 @@ bool Recorder::TryResume() {
   absl::StatusOr<std::unique_ptr<ArchiveWriter>> w = ArchiveWriter::Resume(archives_.back(), opts);
   if (!w.ok()) return false;
   writer_ = std::move(*w);
+  ++writer_serial_;
   closed_archive_bytes_ -= std::min(closed_archive_bytes_, writer_->total_bytes());
   broken_ = false;
   resumed_ = true;
@@ -370,33 +373,78 @@ absl::Status Recorder::Sample(absl::Time now) {
       return absl::OkStatus();
     }
   }
-  result_.timestamp = stamp;
-  size_t sets = 0;
   const int64_t now_usec = UnixMicros(now);
-  for (auto& [st, snap] : live) {
-    if (!st->mapped) continue;
-    sets = FillValueSets(*st->mapped, snap.image, now_usec, &result_, sets);
-    st->recorded = true;
+  absl::Status written;
+  size_t values = 0;
+  if (TemplateFits(live)) {
+    // The fast path: the same files as the last sample, so the same record
+    // layout; only the timestamp and the values change.
+    template_->SetTimestamp(stamp);
+    size_t sets = 0;
+    for (auto& [st, snap] : live) {
+      if (!st->mapped) continue;
+      sets = StoreValues(*st->mapped, snap.image, &*template_, sets);
+      st->recorded = true;
+    }
+    written = writer_->AppendEncodedResult(stamp, template_->record());
+    values = template_->values();
+  } else {
+    template_.reset();
+    template_files_.clear();
+    result_.timestamp = stamp;
+    size_t sets = 0;
+    bool fixed = true;
+    for (auto& [st, snap] : live) {
+      if (!st->mapped) continue;
+      sets = FillValueSets(*st->mapped, snap.image, now_usec, &result_, sets);
+      fixed = fixed && st->mapped->fixed_layout && snap.image.size() >= st->mapped->mmv->size;
+      template_files_.push_back(st->mapped);
+      st->recorded = true;
+    }
+    if (result_.sets.size() > sets) result_.sets.resize(sets);  // files went away
+    // Nothing to record (no file yet, or none left): a result without
+    // metrics would read as a <mark> to every PCP tool.
+    if (result_.sets.empty()) {
+      OutageOver();
+      return absl::OkStatus();
+    }
+    written = writer_->AppendResult(result_);
+    for (const format::ValueSet& set : result_.sets) values += set.values.size();
+    if (written.ok() && fixed) {
+      template_ = format::ResultTemplate::Make(writer_->version(), result_);
+      template_writer_ = writer_serial_;
+    }
   }
-  if (result_.sets.size() > sets) result_.sets.resize(sets);  // files went away
-  // Nothing to record (no file yet, or none left): a result without metrics
-  // would read as a <mark> to every PCP tool.
-  if (result_.sets.empty()) {
-    OutageOver();
-    return absl::OkStatus();
-  }
-  if (absl::Status s = writer_->AppendResult(result_); !s.ok()) {
-    if (absl::IsFailedPrecondition(s) || absl::IsInvalidArgument(s)) return s;  // a bug
-    Broken(s);
+  if (!written.ok()) {
+    template_.reset();
+    if (absl::IsFailedPrecondition(written) || absl::IsInvalidArgument(written)) return written;  // a bug
+    Broken(written);
     ++stats_.dropped;
     return absl::OkStatus();
   }
   OutageOver();
-  for (const format::ValueSet& set : result_.sets) stats_.values += set.values.size();
+  stats_.values += values;
   ++stats_.samples;
   last_stamp_ = stamp;
   have_result_ = true;
   return absl::OkStatus();
+}
+
+bool Recorder::TemplateFits(
+    const std::vector<std::pair<FileState*, MmvSnapshot>>& live) const {
+  if (!template_.has_value() || template_writer_ != writer_serial_) return false;
+  size_t n = 0;
+  for (const auto& [st, snap] : live) {
+    if (!st->mapped) continue;
+    // The same MappedFile objects (held by template_files_, so no other
+    // mapping can have their address) and a whole image of each.
+    if (n == template_files_.size() || template_files_[n] != st->mapped ||
+        snap.image.size() < st->mapped->mmv->size) {
+      return false;
+    }
+    ++n;
+  }
+  return n == template_files_.size();
 }
 
 absl::Status Recorder::NewVolume() {

@@ -26,6 +26,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,7 @@
 #include "archiver/host_identity.h"
 #include "archiver/mmv_mapping.h"
 #include "archiver/mmv_source.h"
+#include "format/result_template.h"
 
 namespace mmvlog::archiver {
 
@@ -129,6 +131,14 @@ class Recorder {
   bool resumed_archive_ = false;  // the current archive was continued, not created
   bool outage_ = false;      // a write failed; nothing written in full since
   format::Result result_;  // reused per sample
+  // The fast path: the last result's record, made when every file had a
+  // fixed layout, with the mappings it came from and the writer it went to
+  // (writer_serial_ counts the writers this recorder opened).
+  bool TemplateFits(const std::vector<std::pair<FileState*, MmvSnapshot>>& live) const;
+  std::optional<format::ResultTemplate> template_;
+  std::vector<std::shared_ptr<const MappedFile>> template_files_;
+  uint64_t template_writer_ = 0;
+  uint64_t writer_serial_ = 0;
 };
 
 }  // namespace mmvlog::archiver

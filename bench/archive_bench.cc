@@ -56,6 +56,7 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -70,7 +71,9 @@
 #include "format/archive_meta.h"
 #include "format/archive_result.h"
 #include "format/archive_types.h"
+#include "format/endian.h"
 #include "format/pm_units.h"
+#include "format/result_template.h"
 
 namespace mmvlog {
 namespace {
@@ -179,20 +182,17 @@ void BM_EncodeResult(benchmark::State& state) {
                           static_cast<int64_t>(out.size()));
 }
 
-void BM_ArchiveWriterAppend(benchmark::State& state) {
-  const Shape shape = ShapeOf(state);
-  TempDir dir;
-  if (dir.path().empty()) return state.SkipWithError("mkdtemp failed");
+// A new archive <dir>/a with the descriptors and the instance domain of
+// `shape` written.
+absl::StatusOr<std::unique_ptr<archiver::ArchiveWriter>> NewWriter(const std::string& dir,
+                                                                   Shape shape) {
   archiver::ArchiveOptions options;
   options.version = kVersion;
   options.hostname = "bench";
   options.timezone = "UTC";
   absl::StatusOr<std::unique_ptr<archiver::ArchiveWriter>> writer =
-      archiver::ArchiveWriter::Create(dir.path() + "/a", options,
-                                      {kStartSec, 0});
-  if (!writer.ok()) {
-    return state.SkipWithError(writer.status().ToString().c_str());
-  }
+      archiver::ArchiveWriter::Create(dir + "/a", options, {kStartSec, 0});
+  if (!writer.ok()) return writer.status();
   format::PmUnits count;
   count.dim_count = 1;
   const uint32_t indom = format::InDomBuild(kDomain, kIndomSerial);
@@ -204,9 +204,7 @@ void BM_ArchiveWriterAppend(benchmark::State& state) {
     desc.sem = format::kSemCounter;
     desc.units = format::UnitsToWord(count);
     desc.names = {MetricName(m)};
-    if (absl::Status s = (*writer)->AddDesc(desc); !s.ok()) {
-      return state.SkipWithError(s.ToString().c_str());
-    }
+    if (absl::Status s = (*writer)->AddDesc(desc); !s.ok()) return s;
   }
   format::InDom in;
   in.timestamp = {kStartSec, 0};
@@ -214,9 +212,16 @@ void BM_ArchiveWriterAppend(benchmark::State& state) {
   for (int i = 0; i < shape.instances; ++i) {
     in.instances.push_back({i, InstanceName(i)});
   }
-  if (absl::Status s = (*writer)->AddInDom(in); !s.ok()) {
-    return state.SkipWithError(s.ToString().c_str());
-  }
+  if (absl::Status s = (*writer)->AddInDom(in); !s.ok()) return s;
+  return writer;
+}
+
+void BM_ArchiveWriterAppend(benchmark::State& state) {
+  const Shape shape = ShapeOf(state);
+  TempDir dir;
+  if (dir.path().empty()) return state.SkipWithError("mkdtemp failed");
+  absl::StatusOr<std::unique_ptr<archiver::ArchiveWriter>> writer = NewWriter(dir.path(), shape);
+  if (!writer.ok()) return state.SkipWithError(writer.status().ToString().c_str());
   format::Result result = MakeResult(shape);
   int64_t k = 0;
   for (auto _ : state) {
@@ -224,6 +229,45 @@ void BM_ArchiveWriterAppend(benchmark::State& state) {
     if (absl::Status s = (*writer)->AppendResult(result); !s.ok()) {
       return state.SkipWithError(s.ToString().c_str());
     }
+  }
+  if (absl::Status s = (*writer)->Close(); !s.ok()) {
+    return state.SkipWithError(s.ToString().c_str());
+  }
+  state.SetItemsProcessed(state.iterations() * shape.values());
+  state.SetBytesProcessed(DirBytes(dir.path()));
+}
+
+// The recorder's steady path: the result encoded once (format::ResultTemplate),
+// then per sample only the timestamp and the values stored into the record,
+// appended with AppendEncodedResult.
+void BM_ArchiveWriterTemplate(benchmark::State& state) {
+  const Shape shape = ShapeOf(state);
+  TempDir dir;
+  if (dir.path().empty()) return state.SkipWithError("mkdtemp failed");
+  absl::StatusOr<std::unique_ptr<archiver::ArchiveWriter>> writer = NewWriter(dir.path(), shape);
+  if (!writer.ok()) return state.SkipWithError(writer.status().ToString().c_str());
+  format::Result result = MakeResult(shape);
+  UpdateResult(0, &result);
+  if (absl::Status s = (*writer)->AppendResult(result); !s.ok()) {
+    return state.SkipWithError(s.ToString().c_str());
+  }
+  std::optional<format::ResultTemplate> tmpl = format::ResultTemplate::Make(kVersion, result);
+  if (!tmpl.has_value()) return state.SkipWithError("no template");
+  int64_t k = 1;
+  for (auto _ : state) {
+    tmpl->SetTimestamp({kStartSec + k, 0});
+    int64_t index = 0;
+    uint8_t* rec = tmpl->data();
+    for (const format::ValueSlots& slots : tmpl->sets()) {
+      for (uint32_t i = 0; i < slots.count; ++i) {
+        format::StoreBig64(rec + slots.first + i * slots.stride, SampleValue(index++, k));
+      }
+    }
+    if (absl::Status s = (*writer)->AppendEncodedResult(tmpl->timestamp(), tmpl->record());
+        !s.ok()) {
+      return state.SkipWithError(s.ToString().c_str());
+    }
+    ++k;
   }
   if (absl::Status s = (*writer)->Close(); !s.ok()) {
     return state.SkipWithError(s.ToString().c_str());
@@ -438,6 +482,7 @@ void Sizes(benchmark::internal::Benchmark* b) {
 
 BENCHMARK(BM_EncodeResult)->Apply(Sizes);
 BENCHMARK(BM_ArchiveWriterAppend)->Apply(Sizes);
+BENCHMARK(BM_ArchiveWriterTemplate)->Apply(Sizes);
 BENCHMARK(BM_LogImportPutResult)->Apply(Sizes);
 BENCHMARK(BM_LogImportPutValueHandle)->Apply(Sizes);
 

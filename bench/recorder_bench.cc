@@ -2,7 +2,9 @@
 // its values), build the result, encode it and write it to the archive (the
 // page cache), for 1k, 10k, 100k and 1M values. Beside it, in the same
 // binary, the bare loop the product should approach: pread the VALUES
-// section, encode a v2 pmResult of U64 values by hand, one write(2).
+// section, encode a v2 pmResult of U64 values by hand, one write(2); and
+// PCP's LOGIMPORT recording the same files through its fastest path: the
+// same preads, the values copied into a pmResult made once, pmiPutResult.
 //
 // Model: one application, U64 counters, 100 instances per metric
 // (10 x 100 = 1k values ... 10,000 x 100 = 1M values; items above 1023 go
@@ -13,10 +15,13 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include <benchmark/benchmark.h>
+#include <pcp/pmapi.h>
+#include <pcp/import.h>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
@@ -81,6 +86,10 @@ void BM_RecorderSample(benchmark::State& state) {
   archiver::Recorder recorder(o, [](archiver::LogLevel, const std::string&) {});
   absl::Time t = absl::FromUnixSeconds(1'700'000'000);
   if (!recorder.Sample(t).ok()) std::abort();  // first sample: metadata
+  // Second: the first steady sample encodes the whole result once and keeps
+  // it as the template later samples store values into.
+  t += absl::Seconds(1);
+  if (!recorder.Sample(t).ok()) std::abort();
   for (auto _ : state) {
     t += absl::Seconds(1);
     if (!recorder.Sample(t).ok()) std::abort();
@@ -165,8 +174,105 @@ void BM_BareLoop(benchmark::State& state) {
   if (std::system(absl::StrCat("rm -rf ", dir).c_str()) != 0) std::perror("rm");
 }
 
+// The MMV files of WriteFiles, opened and parsed, with a buffer for each
+// one's VALUES section.
+struct ValuesFile {
+  int fd;
+  format::MmvFile mmv;
+  std::vector<uint8_t> buf;
+};
+
+std::vector<ValuesFile> OpenFiles(const std::vector<std::string>& paths) {
+  std::vector<ValuesFile> files;
+  for (const std::string& p : paths) {
+    absl::StatusOr<std::string> bytes = archiver::ReadWholeFile(p);
+    absl::StatusOr<format::MmvFile> mmv = format::ParseMmv(
+        std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()));
+    if (!mmv.ok()) std::abort();
+    files.push_back({::open(p.c_str(), O_RDONLY), *mmv, std::vector<uint8_t>(mmv->values_size)});
+  }
+  return files;
+}
+
+// LOGIMPORT (libpcp_import) recording the same files as the recorder: its
+// fastest path, pmiPutResult of a pmResult whose value sets and
+// pmValueBlocks are made once; per sample the same preads as the bare loop
+// and each value copied into its block. Metrics bench.app<F>.m<M> over one
+// 100-instance indom per file, as the recorder maps them; v2 archive.
+void BM_LogImportSample(benchmark::State& state) {
+  const int64_t values = state.range(0);
+  const std::string dir = TempDir();
+  std::vector<ValuesFile> files = OpenFiles(WriteFiles(dir, values));
+  setenv("PCP_ARCHIVE_VERSION", "2", 1);
+  if (pmiStart((dir + "/logimport").c_str(), 0) < 0 || pmiSetHostname("bench") < 0) {
+    return state.SkipWithError("pmiStart failed");
+  }
+  const pmUnits count = pmiUnits(0, 0, 1, 0, 0, PM_COUNT_ONE);
+  size_t nsets = 0;
+  for (size_t f = 0; f < files.size(); ++f) {
+    const pmInDom indom = pmiInDom(70, static_cast<int>(f + 1));
+    for (int i = 0; i < kInstances; ++i) {
+      if (pmiAddInstance(indom, absl::StrCat("i", i).c_str(), i) < 0) {
+        return state.SkipWithError("pmiAddInstance failed");
+      }
+    }
+    for (size_t m = 0; m < files[f].mmv.metrics.size(); ++m, ++nsets) {
+      if (pmiAddMetric(absl::StrCat("bench.app", f, ".m", m).c_str(),
+                       pmiID(70, static_cast<int>(f + 1), static_cast<int>(m + 1)), PM_TYPE_U64,
+                       indom, PM_SEM_COUNTER, count) < 0) {
+        return state.SkipWithError("pmiAddMetric failed");
+      }
+    }
+  }
+  // pmValueBlocks of 16 bytes (4-byte header, 8-byte value in host order).
+  std::vector<char> blocks(static_cast<size_t>(values) * 16);
+  std::vector<std::vector<char>> set_memory(nsets);
+  std::vector<char> result_memory(sizeof(pmResult) + nsets * sizeof(pmValueSet*));
+  auto* result = reinterpret_cast<pmResult*>(result_memory.data());
+  result->numpmid = static_cast<int>(nsets);
+  size_t s = 0, v = 0;
+  for (size_t f = 0; f < files.size(); ++f) {
+    for (size_t m = 0; m < files[f].mmv.metrics.size(); ++m, ++s) {
+      set_memory[s].resize(sizeof(pmValueSet) + kInstances * sizeof(pmValue));
+      auto* set = reinterpret_cast<pmValueSet*>(set_memory[s].data());
+      set->pmid = pmiID(70, static_cast<int>(f + 1), static_cast<int>(m + 1));
+      set->numval = kInstances;
+      set->valfmt = PM_VAL_DPTR;
+      for (int i = 0; i < kInstances; ++i, ++v) {
+        auto* block = reinterpret_cast<pmValueBlock*>(blocks.data() + v * 16);
+        block->vtype = PM_TYPE_U64;
+        block->vlen = PM_VAL_HDR_SIZE + sizeof(uint64_t);
+        set->vlist[i].inst = i;
+        set->vlist[i].value.pval = block;
+      }
+      result->vset[s] = set;
+    }
+  }
+  int64_t sec = 1'700'000'000;
+  for (auto _ : state) {
+    result->timestamp.tv_sec = ++sec;
+    result->timestamp.tv_usec = 0;
+    size_t at = 0;
+    for (ValuesFile& f : files) {
+      if (::pread(f.fd, f.buf.data(), f.buf.size(), static_cast<off_t>(f.mmv.values_offset)) < 0) std::abort();
+      // WriteFiles lays values out metric by metric, instance by instance:
+      // the result's order.
+      const size_t n = f.buf.size() / 32;
+      for (size_t k = 0; k < n; ++k, ++at) {
+        std::memcpy(blocks.data() + at * 16 + PM_VAL_HDR_SIZE, f.buf.data() + k * 32, 8);
+      }
+    }
+    if (pmiPutResult(result) < 0) return state.SkipWithError("pmiPutResult failed");
+  }
+  state.SetItemsProcessed(state.iterations() * values);
+  (void)pmiEnd();
+  for (ValuesFile& f : files) ::close(f.fd);
+  if (std::system(absl::StrCat("rm -rf ", dir).c_str()) != 0) std::perror("rm");
+}
+
 BENCHMARK(BM_BareLoop)->Arg(1000)->Arg(10000)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_RecorderSample)->Arg(1000)->Arg(10000)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_LogImportSample)->Arg(1000)->Arg(10000)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace mmvlog

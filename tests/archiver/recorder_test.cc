@@ -860,3 +860,110 @@ TEST_F(RecorderTest, EveryFileGoneWritesOneMarkNotTwo) {
 
 }  // namespace
 }  // namespace mmvlog::archiver
+
+namespace mmvlog::archiver {
+namespace {
+
+// Every numeric type, singular and over an indom: the recorder keeps the
+// encoded record of such files and stores only new values (its fast path).
+// A file with a STRING metric coming and going forces whole encodings in
+// between. Every value of every sample must read back as written, with the
+// same timestamps and counts as the slow path gives.
+TEST_F(RecorderTest, FastPathRecordsEveryValueOfEverySample) {
+  using format::MmvType;
+  const MmvType kTypes[] = {MmvType::kI32, MmvType::kU32, MmvType::kI64,
+                            MmvType::kU64, MmvType::kFloat, MmvType::kDouble};
+  format::MmvSpec spec;
+  spec.indoms = {SpecIndom(1, {{0, "a"}, {5, "b"}, {9, "c"}})};
+  for (uint32_t i = 0; i < 6; ++i) {
+    spec.metrics.push_back(SpecMetric(absl::StrCat("one", i), i + 1, kTypes[i]));
+    spec.metrics.push_back(SpecMetric(absl::StrCat("per", i), i + 11, kTypes[i], 1));
+  }
+  // Instant values: they go up and down (pmlogcheck checks counters).
+  for (format::MmvSpecMetric& m : spec.metrics) m.semantics = format::kMmvSemInstant;
+  MmvApp app(Path("nums"), spec);
+  app.Create();
+  format::MmvSpec text_spec;
+  text_spec.metrics = {SpecMetric("text", 1, MmvType::kString)};
+  MmvApp text(Path("texts"), text_spec);
+
+  // value of metric `m` (0..11) at instance index `k` in sample `n`: distinct
+  // per sample, with sign and high bits exercised.
+  auto value = [](int n, uint32_t m, int k) -> int64_t {
+    return (static_cast<int64_t>(n) * 1'000'003 + m * 1009 + k * 17) * (m % 2 ? -1 : 1) *
+           (m >= 4 ? 1'000'000'007LL : 1);
+  };
+  const std::vector<std::pair<int32_t, int>> kSingular = {{format::kMmvInNull, 0}};
+  const std::vector<std::pair<int32_t, int>> kInstances = {{0, 0}, {5, 1}, {9, 2}};
+  auto set_all = [&](int n) {
+    for (uint32_t i = 0; i < 6; ++i) {
+      for (bool per : {false, true}) {
+        const uint32_t item = per ? i + 11 : i + 1;
+        for (auto [inst, k] : per ? kInstances : kSingular) {
+          const int64_t v = value(n, item, k);
+          const format::MmvValueSlot& s = app.image().slot(item, inst);
+          switch (kTypes[i]) {
+            case MmvType::kI32: format::SetMmvI32(app.image().bytes, s, static_cast<int32_t>(v)); break;
+            case MmvType::kU32: format::SetMmvU32(app.image().bytes, s, static_cast<uint32_t>(v)); break;
+            case MmvType::kI64: format::SetMmvI64(app.image().bytes, s, v); break;
+            case MmvType::kU64: format::SetMmvU64(app.image().bytes, s, static_cast<uint64_t>(v)); break;
+            case MmvType::kFloat: format::SetMmvFloat(app.image().bytes, s, static_cast<float>(v) / 8); break;
+            case MmvType::kDouble: format::SetMmvDouble(app.image().bytes, s, static_cast<double>(v) / 8); break;
+            default: break;
+          }
+        }
+      }
+    }
+    app.Flush();
+  };
+
+  constexpr int kSamples = 12;
+  Recorder rec(Options(), log_.fn());
+  for (int n = 0; n < kSamples; ++n) {
+    if (n == 4) text.Create();  // samples 4..6 have a string: whole encodings
+    if (n == 7) text.Remove();
+    set_all(n);
+    ASSERT_OK(rec.Sample(T(n)));
+  }
+  ASSERT_OK(rec.Close());
+  EXPECT_EQ(rec.stats().samples, static_cast<uint64_t>(kSamples));
+  EXPECT_EQ(rec.stats().values, kSamples * 24u + 3u);
+
+  ArchiveContents ar = ReadArchive(base_);
+  std::vector<const format::Result*> data = ar.data();
+  ASSERT_THAT(data, SizeIs(kSamples));
+  EXPECT_EQ(ar.marks(), 1u);  // the string file going away
+  for (int n = 0; n < kSamples; ++n) {
+    const format::Result& r = *data[n];
+    EXPECT_EQ(r.timestamp, Ts(n));
+    EXPECT_EQ(r.sets.size(), (n >= 4 && n < 7) ? 13u : 12u) << "sample " << n;
+    for (uint32_t i = 0; i < 6; ++i) {
+      for (bool per : {false, true}) {
+        const uint32_t item = per ? i + 11 : i + 1;
+        const std::string name = absl::StrCat("mmv.nums.", per ? "per" : "one", i);
+        const format::ValueSet* s = ar.Set(r, name);
+        ASSERT_NE(s, nullptr) << name << " sample " << n;
+        const auto& insts = per ? kInstances : kSingular;
+        ASSERT_EQ(s->values.size(), insts.size()) << name;
+        for (auto [inst, k] : insts) {
+          const format::ResultValue& got = s->values[k];
+          EXPECT_EQ(got.inst, inst) << name;
+          const int64_t v = value(n, item, k);
+          switch (kTypes[i]) {
+            case MmvType::kI32: EXPECT_EQ(got.i64, static_cast<int32_t>(v)) << name << " " << n; break;
+            case MmvType::kU32: EXPECT_EQ(got.u64, static_cast<uint32_t>(v)) << name << " " << n; break;
+            case MmvType::kI64: EXPECT_EQ(got.i64, v) << name << " " << n; break;
+            case MmvType::kU64: EXPECT_EQ(got.u64, static_cast<uint64_t>(v)) << name << " " << n; break;
+            case MmvType::kFloat: EXPECT_EQ(got.f64, static_cast<float>(v) / 8) << name << " " << n; break;
+            case MmvType::kDouble: EXPECT_EQ(got.f64, static_cast<double>(v) / 8) << name << " " << n; break;
+            default: break;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_PMLOGCHECK_OK(base_);
+}
+
+}  // namespace
+}  // namespace mmvlog::archiver

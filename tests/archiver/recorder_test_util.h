@@ -100,6 +100,8 @@ class MmvApp {
               static_cast<ssize_t>(image_.bytes.size()));
     ::close(fd);
   }
+  // For other updates: change image() with format::SetMmv*, then Flush().
+  format::MmvImage& image() { return image_; }
   void Remove() { ASSERT_EQ(::unlink(path_.c_str()), 0) << path_; }
 
   const format::MmvSpec& spec() const { return spec_; }

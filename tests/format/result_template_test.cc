@@ -1,0 +1,135 @@
+// Tests of //format:result_template: a template with new values and a new
+// timestamp stored through its slots must be byte for byte what
+// EncodeResult makes of the same result, for every fixed-size type, both
+// versions, error and empty sets, and random layouts.
+#include "format/result_template.h"
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "format/archive_format.h"
+#include "format/archive_result.h"
+#include "format/endian.h"
+
+namespace mmvlog::format {
+namespace {
+
+constexpr int32_t kFixedTypes[] = {kType32, kTypeU32, kType64, kTypeU64, kTypeFloat, kTypeDouble};
+
+// Stores `v`'s value into the slot as a recorder would.
+void Store(const ValueSlots& s, size_t k, const ResultValue& v, uint8_t* rec) {
+  uint8_t* p = rec + s.first + k * s.stride;
+  switch (s.type) {
+    case kType32: StoreBig32(p, static_cast<uint32_t>(static_cast<int32_t>(v.i64))); break;
+    case kTypeU32: StoreBig32(p, static_cast<uint32_t>(v.u64)); break;
+    case kType64: StoreBig64(p, static_cast<uint64_t>(v.i64)); break;
+    case kTypeU64: StoreBig64(p, v.u64); break;
+    case kTypeFloat: StoreBig32(p, std::bit_cast<uint32_t>(static_cast<float>(v.f64))); break;
+    case kTypeDouble: StoreBig64(p, std::bit_cast<uint64_t>(v.f64)); break;
+  }
+}
+
+void RandomValue(std::mt19937_64& rng, int32_t type, ResultValue* v) {
+  const uint64_t x = rng();
+  switch (type) {
+    case kType32: v->i64 = static_cast<int32_t>(x); break;
+    case kTypeU32: v->u64 = static_cast<uint32_t>(x); break;
+    case kType64: v->i64 = static_cast<int64_t>(x); break;
+    case kTypeU64: v->u64 = x; break;
+    case kTypeFloat: v->f64 = static_cast<float>(static_cast<int32_t>(x)) / 7.0f; break;
+    case kTypeDouble: v->f64 = static_cast<double>(static_cast<int64_t>(x)) / 3.0; break;
+  }
+}
+
+Result RandomResult(std::mt19937_64& rng) {
+  Result r;
+  r.timestamp = {1'700'000'000 + static_cast<int64_t>(rng() % 1000), static_cast<uint32_t>(rng() % 1'000'000'000)};
+  const size_t sets = rng() % 12;
+  for (size_t i = 0; i < sets; ++i) {
+    ValueSet s;
+    s.pmid = PmidBuild(70, 1, static_cast<uint32_t>(i));
+    s.type = kFixedTypes[rng() % 6];
+    const uint64_t shape = rng() % 8;
+    if (shape == 0) {
+      s.error = -12357;  // an error set
+    } else if (shape != 1) {  // shape 1: no values
+      const size_t n = rng() % 20 + 1;
+      for (size_t k = 0; k < n; ++k) {
+        ResultValue v;
+        v.inst = n == 1 && rng() % 2 ? kInNull : static_cast<int32_t>(k * 3);
+        RandomValue(rng, s.type, &v);
+        s.values.push_back(v);
+      }
+    }
+    r.sets.push_back(s);
+  }
+  return r;
+}
+
+TEST(ResultTemplateTest, NewValuesThroughSlotsEqualEncodeResult) {
+  std::mt19937_64 rng(20261122);
+  for (int version : {kLogVersion2, kLogVersion3}) {
+    for (int round = 0; round < 500; ++round) {
+      Result r = RandomResult(rng);
+      std::optional<ResultTemplate> t = ResultTemplate::Make(version, r);
+      ASSERT_TRUE(t.has_value());
+      ASSERT_EQ(t->sets().size(), r.sets.size());
+      // Three samples: new values and timestamps each time.
+      for (int sample = 0; sample < 3; ++sample) {
+        r.timestamp.sec += 1;
+        r.timestamp.nsec = static_cast<uint32_t>(rng() % 1'000'000'000);
+        t->SetTimestamp(r.timestamp);
+        size_t values = 0;
+        for (size_t i = 0; i < r.sets.size(); ++i) {
+          const ValueSlots& s = t->sets()[i];
+          ASSERT_EQ(s.count, r.sets[i].error == 0 ? r.sets[i].values.size() : 0);
+          ASSERT_EQ(s.type, r.sets[i].type);
+          for (size_t k = 0; k < s.count; ++k) {
+            RandomValue(rng, s.type, &r.sets[i].values[k]);
+            Store(s, k, r.sets[i].values[k], t->data());
+          }
+          values += s.count;
+        }
+        EXPECT_EQ(t->values(), values);
+        std::vector<uint8_t> want;
+        EncodeResult(version, r, &want);
+        ASSERT_EQ(std::vector<uint8_t>(t->record().begin(), t->record().end()), want)
+            << "version " << version << " round " << round << " sample " << sample;
+      }
+    }
+  }
+}
+
+TEST(ResultTemplateTest, VariableSizeValuesHaveNoTemplate) {
+  for (int32_t type : {kTypeString, kTypeAggregate}) {
+    Result r;
+    ValueSet s;
+    s.pmid = 1;
+    s.type = type;
+    ResultValue v;
+    v.bytes = "abc";
+    s.values.push_back(v);
+    r.sets.push_back(s);
+    EXPECT_FALSE(ResultTemplate::Make(kLogVersion2, r).has_value()) << type;
+    // The same type with an error instead of values has a fixed layout.
+    r.sets[0].values.clear();
+    r.sets[0].error = -12357;
+    EXPECT_TRUE(ResultTemplate::Make(kLogVersion2, r).has_value()) << type;
+  }
+}
+
+TEST(ResultTemplateTest, MarkRecordIsATemplateWithNoSlots) {
+  Result mark;
+  mark.timestamp = {1'700'000'000, 5'000};
+  std::optional<ResultTemplate> t = ResultTemplate::Make(kLogVersion3, mark);
+  ASSERT_TRUE(t.has_value());
+  EXPECT_TRUE(t->sets().empty());
+  EXPECT_EQ(t->record().size(), kMarkRecordV3);
+}
+
+}  // namespace
+}  // namespace mmvlog::format
