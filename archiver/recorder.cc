@@ -1,6 +1,5 @@
 #include "archiver/recorder.h"
 
-#include <dirent.h>
 #include <unistd.h>
 #include <errno.h>
 #include <signal.h>
@@ -51,22 +50,14 @@ size_t Recorder::metrics() const {
 std::map<std::string, std::string> Recorder::ListFiles() {
   std::map<std::string, std::string> out;
   if (!options_.mmv_dir.empty()) {
-    DIR* d = ::opendir(options_.mmv_dir.c_str());
-    if (d == nullptr) {
-      std::string err = absl::StrCat("cannot read MMV directory ", options_.mmv_dir, ": ",
-                                     std::strerror(errno));
+    if (dir_ == nullptr) dir_ = std::make_unique<DirListing>(options_.mmv_dir);
+    if (absl::Status s = dir_->Refresh(); !s.ok()) {
+      std::string err(s.message());
       if (err != last_dir_error_) log_(LogLevel::kWarning, err);
       last_dir_error_ = err;
     } else {
       last_dir_error_.clear();
-      while (struct dirent* e = ::readdir(d)) {
-        if (e->d_name[0] == '.') continue;  // as pmdammv
-        const std::string path = absl::StrCat(options_.mmv_dir, "/", e->d_name);
-        struct stat st;
-        if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-        out[e->d_name] = path;
-      }
-      ::closedir(d);
+      out = dir_->files();
     }
   }
   for (const std::string& path : options_.files) {

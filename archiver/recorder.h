@@ -33,6 +33,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "archiver/archive_writer.h"
+#include "archiver/dir_listing.h"
 #include "archiver/host_identity.h"
 #include "archiver/mmv_mapping.h"
 #include "archiver/mmv_source.h"
@@ -124,6 +125,7 @@ class Recorder {
   bool have_result_ = false;
   uint64_t closed_archive_bytes_ = 0;
   std::string last_dir_error_;
+  std::unique_ptr<DirListing> dir_;  // of options_.mmv_dir
   bool next_base_explicit_ = false;  // StartNewArchive named the next base
   bool clock_behind_ = false;        // wall clock behind the last timestamp
   bool broken_ = false;      // writer closed after a write error

@@ -1,0 +1,49 @@
+// DirListing: the regular files of the MMV directory, re-read only when the
+// directory changed. Listing a directory is an open, two getdents and a
+// stat per file; a recorder sampling a quiet directory every 10 ms would
+// spend more on that than on recording its values. One stat of the
+// directory tells whether its entries changed: creating, removing or
+// renaming a file updates the directory's mtime/ctime.
+//
+// File timestamps come from a coarse clock, so a change made in the same
+// clock tick as the previous one may leave the mtime as it was. As git does
+// for its index ("racily clean" entries), a listing is trusted only when it
+// was read more than a second after the directory's last change; until
+// then the directory is read every time.
+#ifndef MMVLOG_ARCHIVER_DIR_LISTING_H_
+#define MMVLOG_ARCHIVER_DIR_LISTING_H_
+
+#include <sys/stat.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "absl/status/status.h"
+
+namespace mmvlog::archiver {
+
+class DirListing {
+ public:
+  explicit DirListing(std::string dir) : dir_(std::move(dir)) {}
+
+  // Name -> path of the regular files whose names do not start with '.' (as
+  // pmdammv). Errors (errno-based, naming the directory) leave the listing
+  // empty.
+  absl::Status Refresh();
+  const std::map<std::string, std::string>& files() const { return files_; }
+
+  // Times the directory was actually read (for tests and benchmarks).
+  uint64_t reads() const { return reads_; }
+
+ private:
+  std::string dir_;
+  std::map<std::string, std::string> files_;
+  bool trusted_ = false;  // files_ is current while the stat below holds
+  struct stat seen_ {};
+  uint64_t reads_ = 0;
+};
+
+}  // namespace mmvlog::archiver
+
+#endif  // MMVLOG_ARCHIVER_DIR_LISTING_H_
