@@ -19,6 +19,8 @@ absl::Status RunRecordLoop(Recorder& recorder, const LoopLimits& limits,
     if (absl::Status s = recorder.Sample(now); !s.ok()) return s;
     ++stats->samples;
     stats->max_lateness = std::max(stats->max_lateness, now - due);
+    stats->lateness.Add(now - due);
+    if (now - due < limits.interval) ++stats->on_time;
     hooks.on_sample();
     if (limits.samples > 0 && stats->samples >= limits.samples) return absl::OkStatus();
 

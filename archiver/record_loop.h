@@ -8,9 +8,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "archiver/lateness.h"
 #include "archiver/recorder.h"
 
 namespace mmvlog::archiver {
@@ -44,6 +46,11 @@ struct LoopStats {
   int64_t samples = 0;
   int64_t skipped_ticks = 0;
   absl::Duration max_lateness;  // sample time minus its deadline
+  // Of the scheduled samples (not a final one on request): how late each
+  // was, and how many were taken before the next tick was due.
+  LatenessHistogram lateness;
+  int64_t on_time = 0;
+  std::string Summary() const { return ScheduleSummary(lateness, on_time, skipped_ticks); }
 };
 
 // Runs until a limit or kStop/kFinalSample. The first sample is taken at

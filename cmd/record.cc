@@ -39,7 +39,8 @@ ABSL_FLAG(std::string, period, "1day",
 ABSL_FLAG(bool, utc, false, "name archives and cut periods in UTC instead of local time");
 ABSL_FLAG(bool, compress, false,
           "zstd-compress each finished volume to .N.zst (PCP reads these from 6.3.2 on)");
-ABSL_FLAG(int, compress_level, 3, "zstd level for --compress (1-19)");
+// 8: archiver::kDefaultCompressionLevel (why: archiver/compress.h).
+ABSL_FLAG(int, compress_level, 8, "zstd level for --compress (1-19)");
 ABSL_FLAG(std::string, retain_age, "", "delete archives older than this (e.g. 14days)");
 ABSL_FLAG(std::string, retain_size, "", "delete the oldest archives beyond this total (e.g. 10G)");
 ABSL_FLAG(std::string, until, "",
@@ -222,6 +223,7 @@ int RunRecord(const Invocation& inv) {
   if (compressor) compressor->Drain();
   if (!pidfile.empty()) ::unlink(pidfile.c_str());
   const auto& st = recorder.stats();
+  LogLine(archiver::LogLevel::kInfo, absl::StrCat("schedule: ", stats.Summary()));
   LogLine(status.ok() ? archiver::LogLevel::kInfo : archiver::LogLevel::kError,
           absl::StrCat(status.ok() ? "stopped: " : absl::StrCat("stopped on error: ", status.message(), ": "),
                        st.samples, " samples, ", st.values, " values, ", st.marks, " marks, ",

@@ -34,6 +34,7 @@ using ::mmvlog::testing::NewTempDir;
 using ::mmvlog::testing::ReadArchive;
 using ::mmvlog::testing::SpecMetric;
 using ::mmvlog::testing::TestRecorderOptions;
+using ::testing::HasSubstr;
 using ::testing::ElementsAre;
 using ::testing::SizeIs;
 
@@ -196,6 +197,10 @@ TEST_F(RecordLoopTest, NoDriftOverAThousandSamplesWithSlowSamplesAndLateWakeups)
   EXPECT_EQ(stats.samples, 1000);
   EXPECT_EQ(stats.skipped_ticks, 0);
   EXPECT_EQ(stats.max_lateness, interval * 0.1);
+  EXPECT_EQ(stats.lateness.count(), 1000);
+  EXPECT_EQ(stats.on_time, 1000);
+  EXPECT_EQ(stats.lateness.Percentile(0.5), interval * 0.1);  // all but the first
+  EXPECT_THAT(stats.Summary(), HasSubstr("1000 ticks, 100.00% on time (0 missed, 0 late)"));
   std::vector<absl::Duration> ts = Recorded();
   ASSERT_THAT(ts, SizeIs(1000));
   EXPECT_LT(absl::AbsDuration(ts.back() - 1000 * interval), interval) << ts.back();
@@ -222,6 +227,8 @@ TEST_F(RecordLoopTest, StallSkipsTicksAndCountsThemWithoutBunchingSamples) {
   EXPECT_EQ(stats.samples, 8);
   EXPECT_EQ(stats.skipped_ticks, 2);  // 5 s and 6 s; 7 s is taken, late
   EXPECT_EQ(stats.max_lateness, absl::Milliseconds(500));
+  EXPECT_EQ(stats.on_time, 8);  // 7.5 s is before the next tick, 8 s
+  EXPECT_THAT(stats.Summary(), HasSubstr("10 ticks, 80.00% on time (2 missed, 0 late)"));
   const absl::Duration s = absl::Seconds(1);
   EXPECT_THAT(Recorded(), ElementsAre(0 * s, 1 * s, 2 * s, 3 * s, 4 * s,
                                       absl::Milliseconds(7500), 8 * s, 9 * s));

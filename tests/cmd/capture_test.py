@@ -19,6 +19,8 @@ import unittest
 import cmdtest
 from cmdtest import MMVLOG, describe, lines
 
+SCHEDULE = re.compile(r"^schedule: (\d+) ticks, ([\d.]+)% on time \((\d+) missed, (\d+) late\), "
+                      r"lateness p50 \S+ p99 \S+ p99\.9 \S+ max \S+$", re.M)
 SUMMARY = re.compile(r"^archive (\S+): (\d+) samples, (\d+) metrics, (\d+) values, (\d+) marks, "
                      r"(\d+) bytes$")
 
@@ -73,6 +75,13 @@ class CaptureTest(unittest.TestCase):
         self.assertEqual(int(m.group(4)), samples * self.files.values())
         self.assertEqual(int(m.group(5)), 0)
         self.assertEqual(int(m.group(6)), archive_size(base))
+        # How the schedule held, on stderr: every scheduled sample counted.
+        sched = SCHEDULE.search(p.stderr)
+        self.assertIsNotNone(sched, describe(p))
+        ticks, missed, late = int(sched.group(1)), int(sched.group(3)), int(sched.group(4))
+        self.assertLessEqual(ticks - missed, samples, describe(p))
+        self.assertGreaterEqual(ticks - missed, samples - 1, describe(p))  # a final sample is not scheduled
+        self.assertLessEqual(late, ticks - missed, describe(p))
         rc, check = cmdtest.pmlogcheck(base)
         self.assertEqual(rc, 0, check)
         self.assertEqual(cmdtest.processed_results(check), samples, check)

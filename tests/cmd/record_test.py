@@ -183,6 +183,10 @@ class RecordTest(unittest.TestCase):
         self.assertEqual(m.group(2), base)
         samples = int(m.group(1))
         self.assertGreaterEqual(samples, 6, log)
+        sched = re.search(r" info: schedule: (\d+) ticks, [\d.]+% on time \((\d+) missed, \d+ late\), "
+                          r"lateness p50 \S+ p99 \S+ p99\.9 \S+ max \S+$", lines(log)[-2])
+        self.assertIsNotNone(sched, log)
+        self.assertEqual(int(sched.group(1)) - int(sched.group(2)), samples, log)
         self.assert_archive_ok(base, results=samples)
         self.assert_final_index_entry(base, volumes=2)
         self.assertEqual(cmdtest.archive_label(base)["version"], 3)
