@@ -155,7 +155,7 @@ int RunCapture(const Invocation& inv) {
               static_cast<unsigned long long>(st.values), static_cast<unsigned long long>(st.marks),
               static_cast<unsigned long long>(recorder.bytes_written()));
   // How well the schedule held (stdout keeps the one summary line).
-  std::fprintf(stderr, "schedule: %s\n", loop_stats.Summary().c_str());
+  LogLine(archiver::LogLevel::kInfo, absl::StrCat("schedule: ", loop_stats.Summary()));
   return command_status(kExitOk);
 }
 

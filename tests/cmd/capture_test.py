@@ -19,7 +19,7 @@ import unittest
 import cmdtest
 from cmdtest import MMVLOG, describe, lines
 
-SCHEDULE = re.compile(r"^schedule: (\d+) ticks, ([\d.]+)% on time \((\d+) missed, (\d+) late\), "
+SCHEDULE = re.compile(r" info: schedule: (\d+) ticks, ([\d.]+)% on time \((\d+) missed, (\d+) late\), "
                       r"lateness p50 \S+ p99 \S+ p99\.9 \S+ max \S+$", re.M)
 SUMMARY = re.compile(r"^archive (\S+): (\d+) samples, (\d+) metrics, (\d+) values, (\d+) marks, "
                      r"(\d+) bytes$")
