@@ -341,6 +341,16 @@ void AppendValueSets(const MappedFile& file, std::span<const uint8_t> image,
   FillValueSets(file, image, now_usec, result, result->sets.size());
 }
 
+std::vector<int32_t> Instances(const MappedFile& file, const MappedMetric& m) {
+  std::vector<int32_t> out;
+  out.reserve(m.values.size());
+  for (uint32_t idx : m.values) {
+    const format::MmvValueEntry& e = file.mmv->values[idx];
+    out.push_back(e.instance_index < 0 ? format::kInNull : e.instance);
+  }
+  return out;
+}
+
 size_t StoreValues(const MappedFile& file, std::span<const uint8_t> image,
                    format::ResultTemplate* tmpl, size_t at) {
   assert(file.fixed_layout && image.size() >= file.mmv->size);

@@ -121,6 +121,10 @@ void AppendValueSets(const MappedFile& file, std::span<const uint8_t> image,
 size_t FillValueSets(const MappedFile& file, std::span<const uint8_t> image,
                      int64_t now_usec, format::Result* result, size_t at);
 
+// The instances of `m`'s values, in order (kInNull for a singular
+// metric): the instances FillValueSets gives it when none is left out.
+std::vector<int32_t> Instances(const MappedFile& file, const MappedMetric& m);
+
 // The fast path of FillValueSets for a file with fixed_layout: stores its
 // values from `image` straight into the record of `tmpl`, whose sets at, at
 // + 1, ... were made from what FillValueSets gave for this same MappedFile.

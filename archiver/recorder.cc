@@ -367,7 +367,8 @@ absl::Status Recorder::Sample(absl::Time now) {
   const int64_t now_usec = UnixMicros(now);
   absl::Status written;
   size_t values = 0;
-  if (TemplateFits(live)) {
+  if (!TemplateFits(live)) MakeTemplate(live);
+  if (template_.has_value()) {
     // The fast path: the same files as the last sample, so the same record
     // layout; only the timestamp and the values change.
     template_->SetTimestamp(stamp);
@@ -380,16 +381,11 @@ absl::Status Recorder::Sample(absl::Time now) {
     written = writer_->AppendEncodedResult(stamp, template_->record());
     values = template_->values();
   } else {
-    template_.reset();
-    template_files_.clear();
     result_.timestamp = stamp;
     size_t sets = 0;
-    bool fixed = true;
     for (auto& [st, snap] : live) {
       if (!st->mapped) continue;
       sets = FillValueSets(*st->mapped, snap.image, now_usec, &result_, sets);
-      fixed = fixed && st->mapped->fixed_layout && snap.image.size() >= st->mapped->mmv->size;
-      template_files_.push_back(st->mapped);
       st->recorded = true;
     }
     if (result_.sets.size() > sets) result_.sets.resize(sets);  // files went away
@@ -401,10 +397,6 @@ absl::Status Recorder::Sample(absl::Time now) {
     }
     written = writer_->AppendResult(result_);
     for (const format::ValueSet& set : result_.sets) values += set.values.size();
-    if (written.ok() && fixed) {
-      template_ = format::ResultTemplate::Make(writer_->version(), result_);
-      template_writer_ = writer_serial_;
-    }
   }
   if (!written.ok()) {
     template_.reset();
@@ -419,6 +411,38 @@ absl::Status Recorder::Sample(absl::Time now) {
   last_stamp_ = stamp;
   have_result_ = true;
   return absl::OkStatus();
+}
+
+void Recorder::MakeTemplate(const std::vector<std::pair<FileState*, MmvSnapshot>>& live) {
+  template_.reset();
+  template_files_.clear();
+  std::vector<std::vector<int32_t>> instances;
+  for (const auto& [st, snap] : live) {
+    if (!st->mapped) continue;
+    if (!st->mapped->fixed_layout || snap.image.size() < st->mapped->mmv->size) {
+      template_files_.clear();
+      return;  // encoded whole, sample by sample
+    }
+    template_files_.push_back(st->mapped);
+    for (const MappedMetric& m : st->mapped->metrics) {
+      instances.push_back(Instances(*st->mapped, m));
+    }
+  }
+  std::vector<format::SetLayout> layout;
+  size_t i = 0;
+  for (const auto& f : template_files_) {
+    for (const MappedMetric& m : f->metrics) {
+      layout.push_back({m.desc.pmid, m.desc.type, 0, instances[i++]});
+    }
+  }
+  // No metric at all: such a result would read as a <mark>.
+  if (layout.empty()) {
+    template_files_.clear();
+    return;
+  }
+  template_ = format::ResultTemplate::FromLayout(writer_->version(), {}, layout);
+  template_writer_ = writer_serial_;
+  if (!template_.has_value()) template_files_.clear();
 }
 
 bool Recorder::TemplateFits(

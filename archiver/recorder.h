@@ -133,10 +133,12 @@ class Recorder {
   bool resumed_archive_ = false;  // the current archive was continued, not created
   bool outage_ = false;      // a write failed; nothing written in full since
   format::Result result_;  // reused per sample
-  // The fast path: the last result's record, made when every file had a
-  // fixed layout, with the mappings it came from and the writer it went to
+  // The fast path: the record of the last result, made when every file had
+  // a fixed layout, with the mappings it came from and the writer it is for
   // (writer_serial_ counts the writers this recorder opened).
   bool TemplateFits(const std::vector<std::pair<FileState*, MmvSnapshot>>& live) const;
+  // A template for `live` when every file has a fixed layout, else none.
+  void MakeTemplate(const std::vector<std::pair<FileState*, MmvSnapshot>>& live);
   std::optional<format::ResultTemplate> template_;
   std::vector<std::shared_ptr<const MappedFile>> template_files_;
   uint64_t template_writer_ = 0;

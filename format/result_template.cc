@@ -1,5 +1,10 @@
 #include "format/result_template.h"
 
+#include <bit>
+#include <cassert>
+#include <cstring>
+#include <limits>
+
 #include "format/archive_format.h"
 #include "format/endian.h"
 
@@ -22,44 +27,110 @@ size_t FixedBlockValueSize(int32_t type) {
 
 }  // namespace
 
-std::optional<ResultTemplate> ResultTemplate::Make(int version, const Result& r) {
+std::optional<ResultTemplate> ResultTemplate::FromLayout(int version, Timestamp timestamp,
+                                                         std::span<const SetLayout> sets) {
+  assert(version == kLogVersion2 || version == kLogVersion3);
   ResultTemplate t;
   t.version_ = version;
-  t.timestamp_ = r.timestamp;
-  // The layout below follows EncodeResult's: set headers and (inst, value)
-  // pairs first, then every pmValueBlock in value order.
-  size_t pos = kFrameOverhead - 4 + (version == kLogVersion2 ? kResultHeaderV2 : kResultHeaderV3);
-  size_t block_pos = pos;
-  for (const ValueSet& s : r.sets) {
-    const bool has_values = s.error == 0 && !s.values.empty();
-    block_pos += has_values ? kValueSetHeader + kValueSize * s.values.size()
-                            : kValueSetNoValuesSize;
+  // EncodeResult's layout: set headers and (inst, value) pairs first, then
+  // every pmValueBlock in value order.
+  const size_t header = version == kLogVersion2 ? kResultHeaderV2 : kResultHeaderV3;
+  size_t size = kFrameOverhead + header;
+  for (const SetLayout& s : sets) {
+    if (s.error != 0 || s.instances.empty()) {
+      size += kValueSetNoValuesSize;
+      continue;
+    }
+    size += kValueSetHeader + kValueSize * s.instances.size();
+    if (!IsInsituType(s.type)) {
+      const size_t value = FixedBlockValueSize(s.type);
+      if (value == 0) return std::nullopt;
+      size += ((kValueBlockHeader + value + 3) & ~size_t{3}) * s.instances.size();
+    }
   }
-  for (const ValueSet& s : r.sets) {
+  assert(size <= std::numeric_limits<uint32_t>::max());
+  t.bytes_.assign(size, 0);
+  uint8_t* rec = t.bytes_.data();
+  StoreBig32(rec, static_cast<uint32_t>(size));
+  StoreBig32(rec + size - 4, static_cast<uint32_t>(size));
+  t.SetTimestamp(timestamp);
+  size_t pos = 4 + header;
+  StoreBig32(rec + pos - 4, static_cast<uint32_t>(sets.size()));
+  size_t block_pos = pos;
+  for (const SetLayout& s : sets) {
+    block_pos += s.error != 0 || s.instances.empty()
+                     ? kValueSetNoValuesSize
+                     : kValueSetHeader + kValueSize * s.instances.size();
+  }
+  for (const SetLayout& s : sets) {
     ValueSlots slots;
     slots.type = s.type;
-    if (s.error != 0 || s.values.empty()) {
+    StoreBig32(rec + pos, s.pmid);
+    if (s.error != 0 || s.instances.empty()) {
+      StoreBig32(rec + pos + 4, static_cast<uint32_t>(s.error));
       pos += kValueSetNoValuesSize;
       t.sets_.push_back(slots);
       continue;
     }
-    slots.count = static_cast<uint32_t>(s.values.size());
-    if (IsInsituType(s.type)) {
-      slots.first = pos + kValueSetHeader + 4;
+    const bool insitu = IsInsituType(s.type);
+    StoreBig32(rec + pos + 4, static_cast<uint32_t>(s.instances.size()));
+    StoreBig32(rec + pos + 8, insitu ? kValInsitu : kValDptr);
+    pos += kValueSetHeader;
+    slots.count = static_cast<uint32_t>(s.instances.size());
+    if (insitu) {
+      slots.first = pos + 4;
       slots.stride = kValueSize;
     } else {
-      const size_t size = FixedBlockValueSize(s.type);
-      if (size == 0) return std::nullopt;
+      const size_t length = kValueBlockHeader + FixedBlockValueSize(s.type);
       slots.first = block_pos + kValueBlockHeader;
-      slots.stride = (kValueBlockHeader + size + 3) & ~size_t{3};
-      block_pos += slots.stride * s.values.size();
+      slots.stride = (length + 3) & ~size_t{3};
     }
-    pos += kValueSetHeader + kValueSize * s.values.size();
-    t.values_ += s.values.size();
+    for (int32_t inst : s.instances) {
+      StoreBig32(rec + pos, static_cast<uint32_t>(inst));
+      if (!insitu) {
+        StoreBig32(rec + pos + 4, static_cast<uint32_t>((block_pos + kDptrPduBias) / 4));
+        const size_t length = kValueBlockHeader + FixedBlockValueSize(s.type);
+        StoreBig32(rec + block_pos,
+                   (static_cast<uint32_t>(s.type) & 0xff) << 24 | static_cast<uint32_t>(length));
+        std::memset(rec + block_pos + length, kValueBlockPadByte, slots.stride - length);
+        block_pos += slots.stride;
+      }
+      pos += kValueSize;
+    }
+    t.values_ += slots.count;
     t.sets_.push_back(slots);
   }
-  EncodeResult(version, r, &t.bytes_);
+  assert(block_pos == size - 4);
   return t;
+}
+
+std::optional<ResultTemplate> ResultTemplate::Make(int version, const Result& r) {
+  std::vector<std::vector<int32_t>> instances(r.sets.size());
+  std::vector<SetLayout> layout(r.sets.size());
+  for (size_t i = 0; i < r.sets.size(); ++i) {
+    const ValueSet& s = r.sets[i];
+    for (const ResultValue& v : s.values) instances[i].push_back(v.inst);
+    layout[i] = {s.pmid, s.type, s.error, instances[i]};
+  }
+  std::optional<ResultTemplate> t = FromLayout(version, r.timestamp, layout);
+  if (!t.has_value()) return std::nullopt;
+  for (size_t i = 0; i < r.sets.size(); ++i) {
+    const ValueSlots& slots = t->sets_[i];
+    for (size_t k = 0; k < slots.count; ++k) t->Store(slots, k, r.sets[i].values[k]);
+  }
+  return t;
+}
+
+void ResultTemplate::Store(const ValueSlots& slots, size_t k, const ResultValue& v) {
+  uint8_t* p = bytes_.data() + slots.first + k * slots.stride;
+  switch (slots.type) {
+    case kType32: StoreBig32(p, static_cast<uint32_t>(static_cast<int32_t>(v.i64))); break;
+    case kTypeU32: StoreBig32(p, static_cast<uint32_t>(v.u64)); break;
+    case kType64: StoreBig64(p, static_cast<uint64_t>(v.i64)); break;
+    case kTypeU64: StoreBig64(p, v.u64); break;
+    case kTypeFloat: StoreBig32(p, std::bit_cast<uint32_t>(static_cast<float>(v.f64))); break;
+    case kTypeDouble: StoreBig64(p, std::bit_cast<uint64_t>(v.f64)); break;
+  }
 }
 
 void ResultTemplate::SetTimestamp(Timestamp t) {

@@ -30,12 +30,26 @@ struct ValueSlots {
   int32_t type = kType32;
 };
 
+// One value set of a template: the metric, its type and its instances (in
+// order; kInNull for a singular metric). `error` < 0 is a set with that
+// error code and no values, as in ValueSet.
+struct SetLayout {
+  uint32_t pmid = 0;
+  int32_t type = kType32;
+  int32_t error = 0;
+  std::span<const int32_t> instances;
+};
+
 class ResultTemplate {
  public:
-  // nullopt when `r` has a value whose size can change (STRING, AGGREGATE,
-  // EVENT...): those results are encoded whole each time. Sets with an
-  // error code or no values are kept as they are (count 0).
+  // The record for `sets` with every value zero, to be stored through
+  // sets(). nullopt when a set with values has a type whose size can change
+  // (STRING, AGGREGATE, EVENT...): such results are encoded whole each time.
   // REQUIRES: what EncodeResult requires.
+  static std::optional<ResultTemplate> FromLayout(int version, Timestamp timestamp,
+                                                  std::span<const SetLayout> sets);
+
+  // The same for the layout of `r`, with r's values stored.
   static std::optional<ResultTemplate> Make(int version, const Result& r);
 
   // v2 keeps microseconds (nsec is truncated), as EncodeResult.
@@ -51,6 +65,9 @@ class ResultTemplate {
   uint8_t* data() { return bytes_.data(); }
 
  private:
+  // Stores one value of r into its slot.
+  void Store(const ValueSlots& slots, size_t k, const ResultValue& v);
+
   int version_ = kLogVersion2;
   Timestamp timestamp_;
   std::vector<uint8_t> bytes_;
