@@ -118,7 +118,7 @@ absl::StatusOr<std::unique_ptr<ArchiveWriter>> ArchiveWriter::Resume(
     // result): continue in the last volume, which holds only its label. A
     // new volume would leave it in front, and PCP cannot open an archive
     // whose first volume holds no record.
-    absl::StatusOr<std::unique_ptr<WritableFile>> data = OpenWritableFile(last_volume_path, true);
+    absl::StatusOr<std::unique_ptr<WritableFile>> data = OpenWritableFile(last_volume_path, true, /*preallocate=*/true);
     opened = data.status();
     if (data.ok()) {
       w->data_ = std::move(*data);
@@ -180,7 +180,7 @@ absl::Status ArchiveWriter::OpenVolume(int n) {
   scratch_.clear();
   if (absl::Status s = format::EncodeLogLabel(Label(n), &scratch_); !s.ok()) return s;
   absl::StatusOr<std::unique_ptr<WritableFile>> data =
-      OpenWritableFile(absl::StrCat(base_, ".", n));
+      OpenWritableFile(absl::StrCat(base_, ".", n), false, /*preallocate=*/true);
   if (!data.ok()) return data.status();
   if (data_ != nullptr) finished_volume_bytes_ += data_->size();
   data_ = std::move(*data);
