@@ -15,7 +15,13 @@ namespace {
 class PosixWritableFile final : public WritableFile {
  public:
   PosixWritableFile(std::string path, int fd, uint64_t size, bool preallocate)
-      : path_(std::move(path)), fd_(fd), size_(size), reserved_(size), preallocate_(preallocate) {}
+      : path_(std::move(path)),
+        fd_(fd),
+        size_(size),
+        reserved_(size),
+        written_back_(size),
+        stream_(preallocate),
+        reserve_(preallocate) {}
   ~PosixWritableFile() override {
     if (fd_ >= 0) ::close(fd_);
   }
@@ -23,7 +29,7 @@ class PosixWritableFile final : public WritableFile {
   absl::Status Append(std::span<const uint8_t> data) override {
     if (!status_.ok()) return status_;
     if (fd_ < 0) return absl::FailedPreconditionError(absl::StrCat(path_, ": closed"));
-    if (preallocate_ && size_ + data.size() > reserved_) Reserve(data.size());
+    if (reserve_ && size_ + data.size() > reserved_) Reserve(data.size());
     size_t done = 0;
     while (done < data.size()) {
       ssize_t n = ::write(fd_, data.data() + done, data.size() - done);
@@ -40,6 +46,7 @@ class PosixWritableFile final : public WritableFile {
       done += static_cast<size_t>(n);
     }
     size_ += data.size();
+    if (stream_ && size_ - written_back_ >= kWriteBehindBytes) WriteBehind();
     return absl::OkStatus();
   }
 
@@ -80,15 +87,31 @@ class PosixWritableFile final : public WritableFile {
                     static_cast<off_t>(n + chunk)) == 0) {
       reserved_ = size_ + n + chunk;
     } else {
-      preallocate_ = false;
+      reserve_ = false;
     }
   }
+
+  // Starts writeback of what was appended since the last call, without
+  // waiting for it (RocksDB's bytes_per_sync). Left to itself the kernel
+  // lets gigabytes of a fast recording pile up dirty and then writes them
+  // back in bursts, and appends stall behind those bursts for several
+  // milliseconds: at 200 MB/s (100k values every 10 ms) that missed 0.8 %
+  // of the ticks; writing behind in 8 MiB steps missed none
+  // (bench/README.md, "schedule").
+  void WriteBehind() {
+    (void)::sync_file_range(fd_, static_cast<off_t>(written_back_),
+                            static_cast<off_t>(size_ - written_back_), SYNC_FILE_RANGE_WRITE);
+    written_back_ = size_;
+  }
+  static constexpr uint64_t kWriteBehindBytes = 8 << 20;
 
   std::string path_;
   int fd_;
   uint64_t size_;
   uint64_t reserved_;  // bytes of disk the file holds (>= size_ once reserved)
-  bool preallocate_;
+  uint64_t written_back_;  // writeback started up to here
+  const bool stream_;  // a volume: reserve ahead and write behind
+  bool reserve_;       // off after a failed reservation
   absl::Status status_;  // the first error; sticky
 };
 

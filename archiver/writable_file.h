@@ -30,9 +30,10 @@ class WritableFile {
 
 // Creates `path`, failing if it exists (as PCP's __pmLogCreate does), or
 // opens it for appending at its current end when `append` is set. With
-// `preallocate` (archive volumes), disk is reserved ahead of the appends in
-// chunks of 8 appends (1-64 MiB) without changing the file's size; Close
-// releases what was not used.
+// `preallocate` (archive volumes: large, append-only, read later), disk is
+// reserved ahead of the appends in chunks of 8 appends (1-64 MiB) without
+// changing the file's size (Close releases what was not used), and
+// writeback is started every 8 MiB so dirty pages never pile up.
 absl::StatusOr<std::unique_ptr<WritableFile>> OpenWritableFile(
     const std::string& path, bool append = false, bool preallocate = false);
 

@@ -64,6 +64,29 @@ TEST(WritableFileTest, PreallocatedVolumeShowsOnlyWhatWasWrittenAndGivesTheRestB
   EXPECT_TRUE(std::equal(want.begin(), want.end(), got->begin(), got->end()));
 }
 
+// Past the 8 MiB steps at which writeback is started behind the appends.
+TEST(WritableFileTest, VolumeOfManyMegabytesReadsBackWhole) {
+  const std::string dir = NewTempDir("wf");
+  const std::string path = dir + "/a.0";
+  absl::StatusOr<std::unique_ptr<WritableFile>> f = OpenWritableFile(path, false, true);
+  ASSERT_OK(f);
+  std::vector<uint8_t> rec(1 << 20);
+  for (int i = 0; i < 24; ++i) {
+    for (size_t k = 0; k < rec.size(); k += 4096) rec[k] = static_cast<uint8_t>(i * 7 + k / 4096);
+    ASSERT_OK((*f)->Append(rec));
+  }
+  ASSERT_OK((*f)->Close());
+  absl::StatusOr<std::string> got = ReadWholeFile(path);
+  ASSERT_OK(got);
+  ASSERT_EQ(got->size(), 24u << 20);
+  for (int i = 0; i < 24; ++i) {
+    for (size_t k = 0; k < rec.size(); k += 4096) {
+      ASSERT_EQ(static_cast<uint8_t>((*got)[(size_t{1} << 20) * i + k]),
+                static_cast<uint8_t>(i * 7 + k / 4096)) << i << " " << k;
+    }
+  }
+}
+
 TEST(WritableFileTest, AppendingReopenedFileContinuesAtItsEnd) {
   const std::string dir = NewTempDir("wf");
   const std::string path = dir + "/a.0";
