@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
 #include <variant>
 
@@ -16,7 +17,9 @@
 #include "archiver/compress.h"
 #include "archiver/posix_file.h"
 #include "format/archive_format.h"
+#include "format/endian.h"
 #include "format/errors.h"
+#include "format/result_decode.h"
 
 namespace mmvlog::archiver {
 namespace {
@@ -27,15 +30,26 @@ bool AllDigits(absl::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), absl::ascii_isdigit);
 }
 
-std::vector<uint8_t> ToBytes(std::string s) {
-  return std::vector<uint8_t>(s.begin(), s.end());
-}
-
+// Reads the whole file straight into one buffer sized by fstat (a volume
+// can be hundreds of MB), then on to the end in case it grew meanwhile.
 absl::StatusOr<std::vector<uint8_t>> ReadFileBytes(const std::string& path) {
   if (absl::EndsWith(path, ".zst")) return ReadZstdFile(path);
-  absl::StatusOr<std::string> s = ReadWholeFile(path);
-  if (!s.ok()) return s.status();
-  return ToBytes(std::move(*s));
+  absl::StatusOr<FileDescriptor> fd = OpenForRead(path);
+  if (!fd.ok()) return fd.status();
+  absl::StatusOr<struct stat> st = StatFd(fd->get(), path);
+  if (!st.ok()) return st.status();
+  std::vector<uint8_t> out(static_cast<size_t>(std::max<off_t>(st->st_size, 0)));
+  size_t done = 0;
+  for (;;) {
+    if (done == out.size()) out.resize(out.size() + 65536);
+    absl::StatusOr<size_t> n =
+        ReadAt(fd->get(), done, std::span<uint8_t>(out).subspan(done), path);
+    if (!n.ok()) return n.status();
+    done += *n;
+    if (done < out.size()) break;  // ReadAt reads less only at the end
+  }
+  out.resize(done);
+  return out;
 }
 
 // Reads the label at the start of a file's bytes; returns its frame size.
@@ -239,11 +253,25 @@ absl::Status ArchiveReader::ReadIndex() {
 
 absl::Status ArchiveReader::LoadVolume(size_t i) {
   volume_path_ = volume_paths_[i];
-  absl::StatusOr<std::vector<uint8_t>> bytes = ReadFileBytes(volume_path_);
-  if (!bytes.ok()) return bytes.status();
-  volume_ = std::move(*bytes);
-  scanner_ = std::make_unique<format::RecordScanner>(volume_, 0);
-  absl::StatusOr<format::LogLabel> label = ReadLabel(volume_, volume_path_, scanner_.get());
+  volume_fd_ = FileDescriptor();
+  buffer_offset_ = 0;
+  filled_ = 0;
+  at_end_ = false;
+  if (absl::EndsWith(volume_path_, ".zst")) {
+    absl::StatusOr<std::vector<uint8_t>> bytes = ReadZstdFile(volume_path_);
+    if (!bytes.ok()) return bytes.status();
+    buffer_ = std::move(*bytes);
+    filled_ = buffer_.size();
+    at_end_ = true;
+    scanner_ = std::make_unique<format::RecordScanner>(
+        std::span<const uint8_t>(buffer_.data(), filled_), 0);
+  } else {
+    absl::StatusOr<FileDescriptor> fd = OpenForRead(volume_path_);
+    if (!fd.ok()) return fd.status();
+    volume_fd_ = std::move(*fd);
+    if (absl::Status s = Refill(0, 0); !s.ok()) return s;
+  }
+  absl::StatusOr<format::LogLabel> label = ReadLabel(buffer_, volume_path_, scanner_.get());
   if (!label.ok()) return label.status();
   if (label->version != label_.version || label->hostname != label_.hostname) {
     return absl::DataLossError(absl::StrCat(volume_path_,
@@ -252,10 +280,53 @@ absl::Status ArchiveReader::LoadVolume(size_t i) {
   return absl::OkStatus();
 }
 
+absl::Status ArchiveReader::Refill(uint64_t at, uint64_t need) {
+  // A few MB: large enough that a record rarely straddles two reads, small
+  // enough to stay in the cache between the kernel's copy and the decoder.
+  constexpr uint64_t kReadChunk = 4 << 20;
+  const size_t keep = static_cast<size_t>(at - buffer_offset_);
+  if (keep > 0 && keep < filled_) {
+    std::memmove(buffer_.data(), buffer_.data() + keep, filled_ - keep);
+  }
+  filled_ -= keep;
+  buffer_offset_ = at;
+  size_t want = static_cast<size_t>(std::max(kReadChunk, need));
+  if (want <= filled_) want = filled_ + kReadChunk;  // always read on
+  if (buffer_.size() < want) buffer_.resize(want);
+  absl::StatusOr<size_t> n =
+      ReadAt(volume_fd_.get(), buffer_offset_ + filled_,
+             std::span<uint8_t>(buffer_).subspan(filled_), volume_path_);
+  if (!n.ok()) return n.status();
+  filled_ += *n;
+  at_end_ = filled_ < buffer_.size();  // ReadAt reads less only at the end
+  scanner_ = std::make_unique<format::RecordScanner>(
+      std::span<const uint8_t>(buffer_.data(), filled_), buffer_offset_);
+  return absl::OkStatus();
+}
+
+uint64_t ArchiveReader::RecordNeeds(uint64_t at) {
+  const size_t pos = static_cast<size_t>(at - buffer_offset_);
+  if (filled_ - pos < 4) return 0;
+  const uint64_t length = format::LoadBig32(buffer_.data() + pos);
+  // A damaged length can claim up to 4 GB: never read past the file.
+  absl::StatusOr<struct stat> st = StatFd(volume_fd_.get(), volume_path_);
+  if (!st.ok()) return length;
+  const uint64_t size = static_cast<uint64_t>(st->st_size);
+  return std::min(length, size > at ? size - at : 0);
+}
+
 absl::StatusOr<std::optional<format::DecodedResult>> ArchiveReader::Next() {
+  format::DecodedResult result;
+  absl::StatusOr<bool> more = NextInto(&result);
+  if (!more.ok()) return more.status();
+  if (!*more) return std::nullopt;
+  return std::optional<format::DecodedResult>(std::move(result));
+}
+
+absl::StatusOr<bool> ArchiveReader::NextInto(format::DecodedResult* result) {
   for (;;) {
     if (scanner_ == nullptr) {
-      if (next_volume_ >= volume_paths_.size()) return std::nullopt;
+      if (next_volume_ >= volume_paths_.size()) return false;
       if (absl::Status s = LoadVolume(next_volume_++); !s.ok()) return s;
     }
     const uint64_t at = scanner_->offset();
@@ -264,19 +335,31 @@ absl::StatusOr<std::optional<format::DecodedResult>> ArchiveReader::Next() {
       if (!absl::IsOutOfRange(frame.status())) {
         return format::WithContext(frame.status(), volume_path_);
       }
+      // The record runs past what is buffered: read on, unless that is
+      // the end of the file (a torn tail).
+      if (!at_end_) {
+        if (absl::Status s = Refill(at, RecordNeeds(at)); !s.ok()) return s;
+        continue;
+      }
       warnings_.push_back(absl::StrCat(volume_path_, ": ", frame.status().message(),
                                        ": data ends at offset ", at));
       scanner_.reset();
       continue;
     }
     if (!frame->has_value()) {
+      if (!at_end_) {
+        if (absl::Status s = Refill(at, 0); !s.ok()) return s;
+        continue;
+      }
       scanner_.reset();
       continue;
     }
-    absl::StatusOr<format::DecodedResult> result =
-        format::DecodeResult(label_.version, (*frame)->payload, (*frame)->offset);
-    if (!result.ok()) return format::WithContext(result.status(), volume_path_);
-    return std::optional<format::DecodedResult>(std::move(*result));
+    if (absl::Status s = format::DecodeResultInto(label_.version, (*frame)->payload,
+                                                  (*frame)->offset, result);
+        !s.ok()) {
+      return format::WithContext(s, volume_path_);
+    }
+    return true;
   }
 }
 

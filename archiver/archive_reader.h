@@ -4,7 +4,9 @@
 //
 // Open() reads the whole .meta (descriptors, instance domains over time,
 // labels, help text); Next() returns results in file order (time order for
-// any archive PCP accepts), one volume in memory at a time.
+// any archive PCP accepts). A volume is read a few megabytes at a time (at
+// least one whole record), so memory does not grow with its size; a
+// compressed volume is decompressed whole.
 //
 // Damage: a record that runs past the end of its file (a torn tail, left by a
 // crash) ends that file's data and is reported in warnings(), not as an
@@ -22,6 +24,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "archiver/posix_file.h"
 #include "format/archive_framing.h"
 #include "format/archive_index.h"
 #include "format/archive_label.h"
@@ -84,6 +87,11 @@ class ArchiveReader {
   // point into a buffer that stays valid until the next call.
   absl::StatusOr<std::optional<format::DecodedResult>> Next();
 
+  // The same, decoded into `*result` and reusing its memory (for reading
+  // many records): true with the next result, false after the last. On
+  // error `*result` must not be used.
+  absl::StatusOr<bool> NextInto(format::DecodedResult* result);
+
   // Torn tails and other recoverable findings, one line each, naming file
   // and offset.
   const std::vector<std::string>& warnings() const { return warnings_; }
@@ -93,6 +101,13 @@ class ArchiveReader {
   absl::Status ReadMeta();
   absl::Status ReadIndex();
   absl::Status LoadVolume(size_t i);
+  // Moves the bytes from file offset `at` on to the front of buffer_ and
+  // reads on, until buffer_ holds at least max(kReadChunk, need) bytes or
+  // the end of the file; restarts scanner_ at `at`.
+  absl::Status Refill(uint64_t at, uint64_t need);
+  // Bytes the record at `at` needs in the buffer (its length when buffered,
+  // at most what the file holds from `at` on); 0 when not known.
+  uint64_t RecordNeeds(uint64_t at);
 
   std::string base_;
   format::LogLabel label_;
@@ -101,8 +116,15 @@ class ArchiveReader {
   std::vector<std::string> volume_paths_;
   std::vector<std::string> warnings_;
   size_t next_volume_ = 0;
-  std::vector<uint8_t> volume_;  // the current volume's bytes
+  // The current volume: scanner_ walks buffer_[0, filled_), the file's
+  // bytes from offset buffer_offset_; at_end_ once they run to the end of
+  // the file. A compressed volume is in buffer_ whole (no fd).
   std::string volume_path_;
+  FileDescriptor volume_fd_;
+  std::vector<uint8_t> buffer_;
+  uint64_t buffer_offset_ = 0;
+  size_t filled_ = 0;
+  bool at_end_ = false;
   std::unique_ptr<format::RecordScanner> scanner_;
 };
 

@@ -5,16 +5,22 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <memory>
+#include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "archiver/archive_reader.h"
+#include "archiver/posix_file.h"
 #include "format/archive_format.h"
 #include "format/archive_result.h"
 #include "format/json.h"
 #include "format/pm_desc_text.h"
 #include "format/pm_units.h"
+#include "format/result_decode.h"
 
 namespace mmvlog::archiver {
 namespace {
@@ -60,6 +66,7 @@ double StoredValue::AsDouble() const {
     case kInt: return static_cast<double>(i);
     case kUint: return static_cast<double>(u);
     case kDouble: return d;
+    case kNone:
     case kString: return 0;
   }
   return 0;
@@ -70,10 +77,252 @@ std::string StoredValue::Text() const {
     case kInt: return absl::StrCat(i);
     case kUint: return absl::StrCat(u);
     case kDouble: return format::JsonNumber(d);
-    case kString: return s;
+    case kString: return std::string(s);
+    case kNone: return "";
   }
   return "";
 }
+
+StoredValue Timeline::Value(size_t row, size_t column) const {
+  StoredValue v;
+  v.kind = Kind(row, column);
+  if (v.kind == StoredValue::kNone) return v;
+  const uint64_t b = bits[rows[row].first + column];
+  switch (v.kind) {
+    case StoredValue::kInt: v.i = static_cast<int64_t>(b); break;
+    case StoredValue::kUint: v.u = b; break;
+    case StoredValue::kDouble: v.d = std::bit_cast<double>(b); break;
+    case StoredValue::kString: v.s = strings[b]; break;
+    case StoredValue::kNone: break;
+  }
+  return v;
+}
+
+size_t Timeline::ValueCount(size_t row) const {
+  const Row& r = rows[row];
+  return r.width - static_cast<size_t>(std::count(kinds.begin() + r.first,
+                                                  kinds.begin() + r.first + r.width,
+                                                  uint8_t{StoredValue::kNone}));
+}
+
+void Timeline::AddRow(format::Timestamp time, bool mark) {
+  Row r;
+  r.time = time;
+  r.mark = mark;
+  r.first = kinds.size();
+  r.width = columns.size();
+  kinds.resize(kinds.size() + r.width, StoredValue::kNone);
+  bits.resize(kinds.size());
+  rows.push_back(r);
+}
+
+size_t Timeline::AddColumn(Column column) {
+  columns.push_back(std::move(column));
+  if (!rows.empty()) {
+    // Cells of the last row are the last cells: it can grow in place.
+    ++rows.back().width;
+    kinds.push_back(StoredValue::kNone);
+    bits.push_back(0);
+  }
+  return columns.size() - 1;
+}
+
+void Timeline::Set(size_t row, size_t column, const StoredValue& v) {
+  switch (v.kind) {
+    case StoredValue::kInt: SetBits(row, column, v.kind, static_cast<uint64_t>(v.i)); break;
+    case StoredValue::kUint: SetBits(row, column, v.kind, v.u); break;
+    case StoredValue::kDouble: SetBits(row, column, v.kind, std::bit_cast<uint64_t>(v.d)); break;
+    case StoredValue::kString:
+      strings.push_back(std::string(v.s));  // v.s may point into `strings`
+      SetBits(row, column, v.kind, strings.size() - 1);
+      break;
+    case StoredValue::kNone: break;
+  }
+}
+
+namespace {
+
+StoredValue::Kind KindOfType(int32_t type) {
+  switch (type) {
+    case format::kType32:
+    case format::kType64: return StoredValue::kInt;
+    case format::kTypeU32:
+    case format::kTypeU64: return StoredValue::kUint;
+    case format::kTypeFloat:
+    case format::kTypeDouble: return StoredValue::kDouble;
+    default: return StoredValue::kString;
+  }
+}
+
+// The columns of one PMID across archives: by instance, plus the instances
+// of the last set seen in order, which a result of the same shape as the
+// previous one (the usual case) matches value by value without a look-up.
+struct PmidColumns {
+  absl::flat_hash_map<int32_t, size_t> of_inst;
+  std::vector<int32_t> last_inst;
+  std::vector<size_t> last_column;
+};
+
+// What one archive's metadata says about a PMID, found once per archive.
+struct ArchivePmid {
+  const format::Desc* desc = nullptr;  // nullptr: not in this archive's .meta
+  bool selected = false;
+  bool registered = false;  // in Timeline::descs (once it had values)
+  size_t desc_index = 0;    // once registered: its index in Timeline::descs
+  std::string name;
+  StoredValue::Kind kind = StoredValue::kString;
+  size_t columns = 0;  // index in the PmidColumns of the timeline
+};
+
+// Reads archive `r` to its end (or its damage) onto the end of `t`.
+class ArchiveLoader {
+ public:
+  ArchiveLoader(Timeline* t, const std::vector<std::string>& globs,
+                absl::flat_hash_map<uint32_t, size_t>* columns_of_pmid,
+                std::vector<PmidColumns>* pmid_columns)
+      : t_(*t), globs_(globs), columns_of_pmid_(*columns_of_pmid), pmid_columns_(*pmid_columns) {}
+
+  // Errors: the first damage (results before it are kept).
+  absl::Status Load(ArchiveReader& r) {
+    meta_ = &r.meta();
+    // A value takes at least 8 bytes of a volume (an INSITU pmValue): room
+    // for that many cells (up to 32M, 288 MB) saves regrowing the timeline.
+    // Only address space is reserved; pages are touched as cells are filled.
+    uint64_t bytes = 0;
+    for (const std::string& v : r.volumes()) {
+      absl::StatusOr<struct stat> st = StatPath(v);
+      if (st.ok() && !absl::EndsWith(v, ".zst")) bytes += static_cast<uint64_t>(st->st_size);
+    }
+    t_.ReserveCells(t_.kinds.size() + std::min<uint64_t>(bytes / format::kValueSize, 1 << 25));
+    // Archives are separate recordings: a gap between them is a mark.
+    bool gap = !t_.rows.empty();
+    for (;;) {
+      absl::StatusOr<bool> more = r.NextInto(&result_);
+      if (!more.ok()) return more.status();
+      if (!*more) return absl::OkStatus();
+      if (gap) {
+        t_.AddRow(t_.rows.back().time, true);
+        gap = false;
+      }
+      t_.AddRow(result_.timestamp, result_.is_mark());
+      indom_at_.clear();
+      values_ = 0;
+      for (const format::DecodedValueSet& set : result_.sets) values_ += set.values.size();
+      const size_t row = t_.rows.size() - 1;
+      for (const format::DecodedValueSet& set : result_.sets) {
+        ArchivePmid& p = Pmid(set.pmid);
+        if (p.desc == nullptr || set.numval <= 0 || !p.selected) continue;
+        if (!p.registered) Register(p, set.pmid);
+        AddValues(p, set, row);
+      }
+    }
+  }
+
+ private:
+  ArchivePmid& Pmid(uint32_t pmid) {
+    auto [it, added] = pmids_.try_emplace(pmid);
+    ArchivePmid& p = it->second;
+    if (!added) return p;
+    p.desc = meta_->Desc(pmid);
+    if (p.desc == nullptr) return p;
+    p.name = p.desc->names.empty() ? format::PmidString(pmid) : p.desc->names[0];
+    p.selected = Selected(globs_, p.name);
+    p.kind = KindOfType(p.desc->type);
+    auto [c, new_pmid] = columns_of_pmid_.try_emplace(pmid, pmid_columns_.size());
+    if (new_pmid) pmid_columns_.emplace_back();
+    p.columns = c->second;
+    return p;
+  }
+
+  void Register(ArchivePmid& p, uint32_t pmid) {
+    p.registered = true;
+    auto [it, added] = t_.desc_of_pmid.try_emplace(pmid, t_.descs.size());
+    if (added) t_.descs.push_back(*p.desc);
+    p.desc_index = it->second;
+  }
+
+  void AddValues(const ArchivePmid& p, const format::DecodedValueSet& set, size_t row) {
+    PmidColumns& pc = pmid_columns_[p.columns];
+    const int32_t type = p.desc->type;
+    set_size_ = set.values.size();
+    // The column of the k-th value, `inst`.
+    auto column_of = [&](size_t k, int32_t inst) {
+      if (k < pc.last_inst.size() && pc.last_inst[k] == inst) return pc.last_column[k];
+      const size_t column = Column(p, set.pmid, inst, pc);
+      if (k >= pc.last_inst.size()) {
+        pc.last_inst.resize(k + 1);
+        pc.last_column.resize(k + 1);
+      }
+      pc.last_inst[k] = inst;
+      pc.last_column[k] = column;
+      return column;
+    };
+    if (format::IsFixedNumericType(type)) {
+      for (size_t k = 0; k < set.values.size(); ++k) {
+        const format::DecodedValue& v = set.values[k];
+        format::FixedValue f;
+        if (!format::FixedValueFromDecoded(v, set.valfmt, type, &f)) continue;
+        t_.SetBits(row, column_of(k, v.inst), p.kind, f.u64);
+      }
+      return;
+    }
+    for (size_t k = 0; k < set.values.size(); ++k) {
+      const format::DecodedValue& v = set.values[k];
+      absl::StatusOr<format::ResultValue> rv = format::ValueFromDecoded(v, set.valfmt, type);
+      if (!rv.ok()) continue;
+      t_.strings.push_back(std::move(rv->bytes));
+      t_.SetBits(row, column_of(k, v.inst), StoredValue::kString, t_.strings.size() - 1);
+    }
+  }
+
+  // The column of (pmid, inst), added if new.
+  size_t Column(const ArchivePmid& p, uint32_t pmid, int32_t inst, PmidColumns& pc) {
+    if (pc.of_inst.empty()) pc.of_inst.reserve(2 * set_size_);
+    auto [it, added] = pc.of_inst.try_emplace(inst, 0);
+    if (!added) return it->second;
+    // Room for the whole result's values as columns: one growth, not many.
+    if (t_.columns.size() == t_.columns.capacity()) t_.columns.reserve(t_.columns.size() + values_);
+    archiver::Column c;
+    c.pmid = pmid;
+    c.inst = inst;
+    c.metric = p.name;
+    c.desc = p.desc_index;
+    if (p.desc->indom != format::kIndomNull) {
+      // Instance domains as of this result's time, looked up once per result.
+      auto [at, first] = indom_at_.try_emplace(p.desc->indom, nullptr);
+      if (first) at->second = meta_->InDomAt(p.desc->indom, result_.timestamp);
+      const format::InDom* indom = at->second;
+      const std::string* name = indom != nullptr ? InstanceName(indom, inst) : nullptr;
+      c.instance = name != nullptr ? *name : absl::StrCat(inst);
+    }
+    it->second = t_.AddColumn(std::move(c));
+    return it->second;
+  }
+
+  // The name of `inst` in `indom` (the last one when listed twice).
+  const std::string* InstanceName(const format::InDom* indom, int32_t inst) {
+    auto [it, added] = names_.try_emplace(indom);
+    if (added) {
+      for (const format::InDomInstance& i : indom->instances) it->second[i.inst] = &i.name;
+    }
+    auto name = it->second.find(inst);
+    return name == it->second.end() ? nullptr : name->second;
+  }
+
+  Timeline& t_;
+  const std::vector<std::string>& globs_;
+  absl::flat_hash_map<uint32_t, size_t>& columns_of_pmid_;
+  std::vector<PmidColumns>& pmid_columns_;
+  const ArchiveMetadata* meta_ = nullptr;
+  absl::flat_hash_map<uint32_t, ArchivePmid> pmids_;
+  absl::flat_hash_map<const format::InDom*, absl::flat_hash_map<int32_t, const std::string*>> names_;
+  format::DecodedResult result_;  // reused from record to record
+  size_t set_size_ = 0;            // values in the set being added
+  size_t values_ = 0;              // values in the result being added
+  absl::flat_hash_map<uint32_t, const format::InDom*> indom_at_;  // this result's
+};
+
+}  // namespace
 
 absl::StatusOr<Timeline> ReadTimeline(const std::vector<std::string>& names,
                                       const std::vector<std::string>& globs) {
@@ -94,82 +343,17 @@ absl::StatusOr<Timeline> ReadTimeline(const std::vector<std::string>& names,
   std::sort(opened.begin(), opened.end(), [](const Opened& a, const Opened& b) {
     return a.reader->label().start < b.reader->label().start;
   });
-  std::map<std::pair<uint32_t, int32_t>, size_t> column_of;
+  absl::flat_hash_map<uint32_t, size_t> columns_of_pmid;
+  std::vector<PmidColumns> pmid_columns;
   for (Opened& o : opened) {
     ArchiveReader& r = *o.reader;
-    const ArchiveMetadata& meta = r.meta();
     if (t.host.empty()) t.host = r.label().hostname;
-    std::vector<Row> rows;
-    absl::Status failed;
-    for (;;) {
-      absl::StatusOr<std::optional<format::DecodedResult>> next = r.Next();
-      if (!next.ok()) {
-        failed = next.status();
-        break;
-      }
-      if (!next->has_value()) break;
-      const format::DecodedResult& res = **next;
-      Row row;
-      row.time = res.timestamp;
-      row.mark = res.is_mark();
-      for (const format::DecodedValueSet& set : res.sets) {
-        const format::Desc* desc = meta.Desc(set.pmid);
-        if (desc == nullptr || set.numval <= 0) continue;
-        const std::string name = desc->names.empty() ? format::PmidString(set.pmid) : desc->names[0];
-        if (!Selected(globs, name)) continue;
-        if (!t.desc_of_pmid.contains(set.pmid)) {
-          t.desc_of_pmid[set.pmid] = t.descs.size();
-          t.descs.push_back(*desc);
-        }
-        for (const format::DecodedValue& v : set.values) {
-          absl::StatusOr<format::ResultValue> rv = format::ValueFromDecoded(v, set.valfmt, desc->type);
-          if (!rv.ok()) continue;
-          auto key = std::make_pair(set.pmid, v.inst);
-          auto it = column_of.find(key);
-          if (it == column_of.end()) {
-            Column c;
-            c.pmid = set.pmid;
-            c.inst = v.inst;
-            c.metric = name;
-            if (desc->indom != format::kIndomNull) {
-              const format::InDom* indom = meta.InDomAt(desc->indom, res.timestamp);
-              c.instance = absl::StrCat(v.inst);
-              if (indom != nullptr) {
-                for (const auto& i : indom->instances) {
-                  if (i.inst == v.inst) c.instance = i.name;
-                }
-              }
-            }
-            it = column_of.emplace(key, t.columns.size()).first;
-            t.columns.push_back(c);
-          }
-          StoredValue sv;
-          switch (desc->type) {
-            case format::kType32:
-            case format::kType64: sv.kind = StoredValue::kInt; sv.i = rv->i64; break;
-            case format::kTypeU32:
-            case format::kTypeU64: sv.kind = StoredValue::kUint; sv.u = rv->u64; break;
-            case format::kTypeFloat:
-            case format::kTypeDouble: sv.kind = StoredValue::kDouble; sv.d = rv->f64; break;
-            default: sv.kind = StoredValue::kString; sv.s = rv->bytes; break;
-          }
-          row.values[it->second] = std::move(sv);
-        }
-      }
-      rows.push_back(std::move(row));
-    }
+    ArchiveLoader loader(&t, globs, &columns_of_pmid, &pmid_columns);
+    const absl::Status failed = loader.Load(r);
     for (const std::string& w : r.warnings()) t.problems.push_back(w);
     if (!failed.ok()) {
       t.problems.push_back(absl::StrCat(o.name, ": damaged, read up to the damage: ", failed.message()));
     }
-    // Archives are separate recordings: a gap between them is a mark.
-    if (!t.rows.empty() && !rows.empty()) {
-      Row gap;
-      gap.time = t.rows.back().time;
-      gap.mark = true;
-      t.rows.push_back(gap);
-    }
-    for (Row& row : rows) t.rows.push_back(std::move(row));
     t.archives.push_back(r.base());
   }
   if (opened.empty()) {
@@ -179,36 +363,104 @@ absl::StatusOr<Timeline> ReadTimeline(const std::vector<std::string>& names,
   return t;
 }
 
-std::optional<double> NumericValue(const Timeline& t, size_t row, size_t column, bool raw) {
-  auto it = t.rows[row].values.find(column);
-  if (it == t.rows[row].values.end() || it->second.kind == StoredValue::kString) return std::nullopt;
-  const format::Desc* desc = t.Desc(t.columns[column].pmid);
-  if (raw || desc == nullptr || desc->sem != format::kSemCounter) return it->second.AsDouble();
-  // The previous sample of this column, with no <mark> in between.
+namespace {
+
+// The rate of a counter between its values `a` (earlier) and `b`, `dt`
+// seconds apart; nullopt at a reset.
+std::optional<double> Rate(const StoredValue& a, const StoredValue& b, double dt) {
+  double delta;
+  if (a.kind == StoredValue::kUint && b.kind == StoredValue::kUint) {
+    if (b.u < a.u) return std::nullopt;  // reset
+    delta = static_cast<double>(b.u - a.u);  // exact even above 2^53
+  } else if (a.kind == StoredValue::kInt && b.kind == StoredValue::kInt) {
+    if (b.i < a.i) return std::nullopt;
+    delta = static_cast<double>(b.i - a.i);
+  } else {
+    // Mixed kinds: an interpolated (double) value against a stored one.
+    if (b.AsDouble() < a.AsDouble()) return std::nullopt;
+    delta = b.AsDouble() - a.AsDouble();
+  }
+  return delta / dt;
+}
+
+double SecondsBetween(const Timeline& t, size_t from, size_t to) {
+  return absl::ToDoubleSeconds(format::ToAbslTime(t.rows[to].time) -
+                               format::ToAbslTime(t.rows[from].time));
+}
+
+// The previous row of `row` with a value of `column`, with no <mark> in
+// between; nullopt if none.
+std::optional<size_t> PreviousSample(const Timeline& t, size_t row, size_t column) {
   for (size_t r = row; r-- > 0;) {
     if (t.rows[r].mark) return std::nullopt;
-    auto prev = t.rows[r].values.find(column);
-    if (prev == t.rows[r].values.end()) continue;
-    const double dt = absl::ToDoubleSeconds(format::ToAbslTime(t.rows[row].time) -
-                                            format::ToAbslTime(t.rows[r].time));
-    if (dt <= 0) return std::nullopt;
-    const StoredValue& a = prev->second;
-    const StoredValue& b = it->second;
-    double delta;
-    if (a.kind == StoredValue::kUint && b.kind == StoredValue::kUint) {
-      if (b.u < a.u) return std::nullopt;  // reset
-      delta = static_cast<double>(b.u - a.u);  // exact even above 2^53
-    } else if (a.kind == StoredValue::kInt && b.kind == StoredValue::kInt) {
-      if (b.i < a.i) return std::nullopt;
-      delta = static_cast<double>(b.i - a.i);
-    } else {
-      // Mixed kinds: an interpolated (double) value against a stored one.
-      if (b.AsDouble() < a.AsDouble()) return std::nullopt;
-      delta = b.AsDouble() - a.AsDouble();
-    }
-    return delta / dt;
+    if (t.Has(r, column)) return r;
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<double> NumericValue(const Timeline& t, size_t row, size_t column, bool raw) {
+  const StoredValue::Kind kind = t.Kind(row, column);
+  if (kind == StoredValue::kNone || kind == StoredValue::kString) return std::nullopt;
+  const StoredValue b = t.Value(row, column);
+  if (raw || t.ColumnDesc(column).sem != format::kSemCounter) return b.AsDouble();
+  const std::optional<size_t> prev = PreviousSample(t, row, column);
+  if (!prev) return std::nullopt;
+  const double dt = SecondsBetween(t, *prev, row);
+  if (dt <= 0) return std::nullopt;
+  return Rate(t.Value(*prev, column), b, dt);
+}
+
+RowNumbers::RowNumbers(const Timeline& t, bool raw) : t_(t), rate_(t.columns.size()) {
+  if (raw) return;
+  for (size_t c = 0; c < t.columns.size(); ++c) {
+    rate_[c] = t.ColumnDesc(c).sem == format::kSemCounter;
+  }
+}
+
+const std::vector<std::optional<double>>& RowNumbers::Of(size_t row) {
+  values_.assign(t_.columns.size(), std::nullopt);
+  const Row& r = t_.rows[row];
+  const Row* before = row > 0 && !t_.rows[row - 1].mark ? &t_.rows[row - 1] : nullptr;
+  const uint8_t* kinds = t_.kinds.data();
+  const uint64_t* bits = t_.bits.data();
+  // The time back to the previous row holding a column is the same for
+  // most columns: computed once per distinct row.
+  size_t dt_row = row;
+  double dt = 0;
+  for (size_t c = 0; c < r.width; ++c) {
+    const uint8_t kind = kinds[r.first + c];
+    if (kind == StoredValue::kNone || kind == StoredValue::kString) continue;
+    const uint64_t b = bits[r.first + c];
+    if (!rate_[c]) {
+      values_[c] = kind == StoredValue::kInt    ? static_cast<double>(static_cast<int64_t>(b))
+                   : kind == StoredValue::kUint ? static_cast<double>(b)
+                                                : std::bit_cast<double>(b);
+      continue;
+    }
+    std::optional<size_t> prev;
+    if (before != nullptr && c < before->width && kinds[before->first + c] != StoredValue::kNone) {
+      prev = row - 1;
+    } else {
+      prev = PreviousSample(t_, row, c);
+      if (!prev) continue;
+    }
+    if (*prev != dt_row) {
+      dt_row = *prev;
+      dt = SecondsBetween(t_, *prev, row);
+    }
+    if (dt <= 0) continue;
+    const size_t a_cell = t_.rows[*prev].first + c;
+    if (kind == StoredValue::kUint && kinds[a_cell] == StoredValue::kUint) {
+      // Rate() for two unsigned values, without building StoredValues.
+      const uint64_t a = bits[a_cell];
+      if (b >= a) values_[c] = static_cast<double>(b - a) / dt;
+      continue;
+    }
+    values_[c] = Rate(t_.Value(*prev, c), t_.Value(row, c), dt);
+  }
+  return values_;
 }
 
 Timeline Interpolate(const Timeline& t, absl::Time start, absl::Time end, absl::Duration step) {
@@ -227,52 +479,46 @@ Timeline Interpolate(const Timeline& t, absl::Time start, absl::Time end, absl::
     // A mark since the previous grid time breaks continuity.
     bool mark_before = false;
     for (size_t r = next; r-- > 0 && when(r) > prev_grid;) mark_before |= t.rows[r].mark;
-    if (mark_before && !out.rows.empty()) {
-      Row m;
-      m.time = format::ToTimestamp(g);
-      m.mark = true;
-      out.rows.push_back(m);
-    }
+    if (mark_before && !out.rows.empty()) out.AddRow(format::ToTimestamp(g), true);
     prev_grid = g;
-    Row row;
-    row.time = format::ToTimestamp(g);
+    out.AddRow(format::ToTimestamp(g), false);
+    const size_t row = out.rows.size() - 1;
     for (size_t c = 0; c < t.columns.size(); ++c) {
       // The samples of this column either side of g, with no mark between.
       std::optional<size_t> before, after;
       for (size_t r = next; r-- > 0;) {
         if (t.rows[r].mark) break;
-        if (t.rows[r].values.contains(c)) {
+        if (t.Has(r, c)) {
           before = r;
           break;
         }
       }
       for (size_t r = next; r < t.rows.size(); ++r) {
         if (t.rows[r].mark) break;
-        if (t.rows[r].values.contains(c)) {
+        if (t.Has(r, c)) {
           after = r;
           break;
         }
       }
       if (!before) continue;
-      const StoredValue& a = t.rows[*before].values.at(c);
-      const format::Desc* desc = t.Desc(t.columns[c].pmid);
+      const StoredValue a = t.Value(*before, c);
+      const format::Desc& desc = t.ColumnDesc(c);
       // As pmval -t shows (PCP 6.0.3): instant and discrete values, and
       // strings, hold the last value at or before the grid time; only
       // counters are interpolated linearly.
-      const bool step_value = a.kind == StoredValue::kString || desc == nullptr ||
-                              desc->sem != format::kSemCounter;
+      const bool step_value = a.kind == StoredValue::kString || desc.sem != format::kSemCounter;
       if (when(*before) == g) {
-        row.values[c] = a;
+        out.Set(row, c, a);
         continue;
       }
       // PCP shows nothing unless a sample follows before any <mark>.
       if (!after) continue;
       if (step_value) {
-        row.values[c] = a;
+        out.Set(row, c, a);
         continue;
       }
-      const StoredValue& b = t.rows[*after].values.at(c);
-      if (desc->sem == format::kSemCounter && b.AsDouble() < a.AsDouble()) continue;  // reset
+      const StoredValue b = t.Value(*after, c);
+      if (b.AsDouble() < a.AsDouble()) continue;  // reset
       const double f = absl::FDivDuration(g - when(*before), when(*after) - when(*before));
       StoredValue v;
       v.kind = a.kind == b.kind ? a.kind : StoredValue::kDouble;
@@ -290,16 +536,14 @@ Timeline Interpolate(const Timeline& t, absl::Time start, absl::Time end, absl::
       } else {
         v.d = a.AsDouble() + (b.AsDouble() - a.AsDouble()) * f;
       }
-      row.values[c] = v;
+      out.Set(row, c, v);
     }
-    out.rows.push_back(std::move(row));
   }
   return out;
 }
 
 std::string DisplayUnits(const Timeline& t, size_t column, bool raw) {
-  const format::Desc* desc = t.Desc(t.columns[column].pmid);
-  if (desc == nullptr) return "";
+  const format::Desc* desc = &t.ColumnDesc(column);
   std::string u = format::UnitsToString(format::UnitsFromWord(desc->units));
   if (!raw && desc->sem == format::kSemCounter) {
     // Converting to a rate divides by time.

@@ -5,6 +5,11 @@
 // goes down is a reset and gives no rate (never a negative or absurd one),
 // and no rate is ever computed across a <mark> record. A damaged archive
 // among several is reported and skipped.
+//
+// The timeline is stored densely, row after row: a row holds one 9-byte
+// cell (a kind byte and 8 bytes of value) per column known when it was read,
+// so reading and printing cost no allocation or look-up per value. Strings
+// live in one pool, referred to by index.
 #ifndef MMVLOG_ARCHIVER_REPLAY_H_
 #define MMVLOG_ARCHIVER_REPLAY_H_
 
@@ -15,21 +20,29 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "format/archive_meta.h"
 #include "format/archive_types.h"
 
 namespace mmvlog::archiver {
 
-// One value as stored: exactly one of the members is meaningful, by kind.
+// One value as stored: exactly one of i, u, d, s is meaningful, by kind
+// (kNone: no value). Metrics of types 32 and 64 are kInt, U32 and U64
+// kUint, FLOAT and DOUBLE kDouble, anything else kString (the bytes).
 struct StoredValue {
-  enum Kind { kInt, kUint, kDouble, kString } kind = kInt;
+  enum Kind : uint8_t { kNone = 0, kInt, kUint, kDouble, kString };
+  Kind kind = kNone;
   int64_t i = 0;
   uint64_t u = 0;
   double d = 0;
-  std::string s;
-  double AsDouble() const;
-  std::string Text() const;  // exact
+  // kString: the bytes, pointing into the Timeline's strings (valid while
+  // the Timeline lives and is not changed).
+  absl::string_view s;
+
+  bool has_value() const { return kind != kNone; }
+  double AsDouble() const;  // 0 for strings
+  std::string Text() const;  // exact: integers in decimal, doubles shortest
 };
 
 // A (metric, instance) column.
@@ -38,13 +51,18 @@ struct Column {
   int32_t inst = -1;
   std::string metric;    // name
   std::string instance;  // external name, "" for singular metrics
+  size_t desc = 0;       // index of the metric's descriptor in Timeline::descs
   std::string label() const { return instance.empty() ? metric : metric + "[" + instance + "]"; }
 };
 
+// One record: a sample or a <mark>. Its cells are cells [first, first +
+// width) of the Timeline, for columns 0 .. width - 1; columns added later
+// have no value in it.
 struct Row {
   format::Timestamp time;
   bool mark = false;  // a <mark>: a gap in the recording
-  std::map<size_t, StoredValue> values;  // by column index
+  size_t first = 0;
+  size_t width = 0;
 };
 
 struct Timeline {
@@ -55,9 +73,51 @@ struct Timeline {
   std::map<uint32_t, size_t> desc_of_pmid;
   std::vector<Column> columns;
   std::vector<Row> rows;
+
+  // The cells of all rows, row after row: each one's kind, and its value's
+  // 8 bytes (int64, uint64 or the double's bits; for kString the index of
+  // the string in `strings`).
+  std::vector<uint8_t> kinds;
+  std::vector<uint64_t> bits;
+  std::vector<std::string> strings;
+
   const format::Desc* Desc(uint32_t pmid) const {
     auto it = desc_of_pmid.find(pmid);
     return it == desc_of_pmid.end() ? nullptr : &descs[it->second];
+  }
+  const format::Desc& ColumnDesc(size_t column) const { return descs[columns[column].desc]; }
+
+  // The kind of the value of `column` in row `row` (kNone: no value).
+  StoredValue::Kind Kind(size_t row, size_t column) const {
+    const Row& r = rows[row];
+    return column < r.width ? static_cast<StoredValue::Kind>(kinds[r.first + column])
+                            : StoredValue::kNone;
+  }
+  bool Has(size_t row, size_t column) const { return Kind(row, column) != StoredValue::kNone; }
+  // The value (kind kNone when there is none).
+  StoredValue Value(size_t row, size_t column) const;
+  // The number of values in row `row`.
+  size_t ValueCount(size_t row) const;
+
+  // Appends a row with no values, one cell wide per column so far.
+  void AddRow(format::Timestamp time, bool mark);
+  // Appends a column and returns its index. The last row, if any, gets a
+  // cell for it (with no value), so the row being read can hold it.
+  size_t AddColumn(Column column);
+  // Sets the value of `column` in `row` (a string is copied into `strings`).
+  // REQUIRES: column < rows[row].width, v.kind != kNone.
+  void Set(size_t row, size_t column, const StoredValue& v);
+  // The same for a number, given as its 8 bytes (see `bits`).
+  // REQUIRES: as Set; kind is kInt, kUint or kDouble.
+  void SetBits(size_t row, size_t column, StoredValue::Kind kind, uint64_t value_bits) {
+    const size_t cell = rows[row].first + column;
+    kinds[cell] = kind;
+    bits[cell] = value_bits;
+  }
+  // Makes room for `cells` cells in all (a hint, to avoid regrowing).
+  void ReserveCells(size_t cells) {
+    kinds.reserve(cells);
+    bits.reserve(cells);
   }
 };
 
@@ -71,6 +131,24 @@ absl::StatusOr<Timeline> ReadTimeline(const std::vector<std::string>& names,
 // rate per second against the previous row that has the column, with no
 // rate across a mark or a reset. nullopt when there is no value.
 std::optional<double> NumericValue(const Timeline& t, size_t row, size_t column, bool raw);
+
+// NumericValue for whole rows, for printing them: the same numbers, with
+// what cells share (which columns are rates, the time between two rows)
+// worked out once rather than per cell. Keeps a reference to `t`, which
+// must outlive it and not change.
+class RowNumbers {
+ public:
+  RowNumbers(const Timeline& t, bool raw);
+
+  // NumericValue(t, row, c, raw) for every column c, as element c. Valid
+  // until the next call. REQUIRES: row < t.rows.size().
+  const std::vector<std::optional<double>>& Of(size_t row);
+
+ private:
+  const Timeline& t_;
+  std::vector<uint8_t> rate_;  // per column: shown as a rate
+  std::vector<std::optional<double>> values_;
+};
 
 // The timeline resampled on the grid start, start + step, ... <= end:
 // instant and discrete values and strings as the last value at or before the

@@ -6,7 +6,8 @@ set -euo pipefail
 
 BUILD_PKGS=(bazel-bootstrap g++ libabsl-dev libzstd-dev zstd libgtest-dev googletest libbenchmark-dev)
 # chromium: tests/cmd/plot_test renders replay --plot's SVG headless.
-PCP_LIBS=(libpcp3-dev libpcp-mmv1-dev libpcp-import1-dev python3-pcp xz-utils chromium)
+# xz-utils, liblzma-dev: the xz baseline of bench/compress_bench.
+PCP_LIBS=(libpcp3-dev libpcp-mmv1-dev libpcp-import1-dev python3-pcp xz-utils liblzma-dev chromium)
 PCP_PKGS=(pcp)
 
 want_pcp=1

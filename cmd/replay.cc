@@ -23,6 +23,7 @@
 #include "archiver/posix_file.h"
 #include "archiver/replay.h"
 #include "cmd/common.h"
+#include "cmd/replay_csv.h"
 #include "cmd/subcommand.h"
 #include "cmd/to_mmv.h"
 #include "format/archive_format.h"
@@ -77,41 +78,23 @@ absl::StatusOr<absl::Time> ParseWhen(const std::string& text, absl::Time first, 
       flag, ": bad time '", text, "': use \"YYYY-MM-DD HH:MM[:SS]\", +10min or -1hour"));
 }
 
-std::string Num(double v) {
-  if (std::fabs(v) >= 1e15 || (v != 0 && std::fabs(v) < 1e-3)) return absl::StrFormat("%.6g", v);
-  std::string s = absl::StrFormat("%.3f", v);
-  // Trim trailing zeros: 12.500 -> 12.5, 3.000 -> 3
-  while (!s.empty() && s.back() == '0') s.pop_back();
-  if (!s.empty() && s.back() == '.') s.pop_back();
-  return s;
-}
+std::string Num(double v) { return NumberText(v); }
 
-std::string Csv(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
-// The value of a cell as text: numbers via NumericValue, strings as stored.
-std::string Cell(const Timeline& t, size_t row, size_t col, bool raw) {
-  auto it = t.rows[row].values.find(col);
-  if (it != t.rows[row].values.end() && it->second.kind == archiver::StoredValue::kString) {
-    return it->second.s;
-  }
-  if (raw && it != t.rows[row].values.end()) return it->second.Text();
-  std::optional<double> v = archiver::NumericValue(t, row, col, raw);
-  return v ? Num(*v) : "";
+// Writes `out` to stdout and empties it.
+void Flush(std::string* out) {
+  std::fwrite(out->data(), 1, out->size(), stdout);
+  out->clear();
 }
 
 void PrintSummary(const Timeline& t) {
   std::printf("archives:  %s\n", absl::StrJoin(t.archives, ", ").c_str());
   std::printf("host:      %s\n", t.host.c_str());
   size_t samples = 0, marks = 0;
-  for (const auto& r : t.rows) (r.mark ? marks : samples)++;
+  std::vector<size_t> per_column(t.columns.size());  // values of each column
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    (t.rows[r].mark ? marks : samples)++;
+    for (size_t c = 0; c < t.rows[r].width; ++c) per_column[c] += t.Has(r, c);
+  }
   if (!t.rows.empty()) {
     const absl::Duration span =
         format::ToAbslTime(t.rows.back().time) - format::ToAbslTime(t.rows.front().time);
@@ -127,7 +110,7 @@ void PrintSummary(const Timeline& t) {
     for (size_t c = 0; c < t.columns.size(); ++c) {
       if (t.columns[c].pmid != d.pmid) continue;
       ++insts;
-      for (const auto& r : t.rows) values += r.values.count(c);
+      values += per_column[c];
     }
     const std::string units = format::UnitsToString(format::UnitsFromWord(d.units));
     std::printf("  %-50s %-20s %-9s %-14s %9zu %8zu\n", d.names.empty() ? "?" : d.names[0].c_str(),
@@ -143,8 +126,10 @@ void PrintDump(const Timeline& t, const std::vector<size_t>& rows) {
       std::printf("%s  <mark>\n", TimeText(row.time, 9).c_str());
       continue;
     }
-    std::printf("%s  %zu values\n", TimeText(row.time, 9).c_str(), row.values.size());
-    for (const auto& [c, v] : row.values) {
+    std::printf("%s  %zu values\n", TimeText(row.time, 9).c_str(), t.ValueCount(r));
+    for (size_t c = 0; c < row.width; ++c) {
+      const archiver::StoredValue v = t.Value(r, c);
+      if (!v.has_value()) continue;
       const archiver::Column& col = t.columns[c];
       std::printf("    %s (%s)%s value %s\n", format::PmidString(col.pmid).c_str(), col.metric.c_str(),
                   col.instance.empty()
@@ -156,20 +141,18 @@ void PrintDump(const Timeline& t, const std::vector<size_t>& rows) {
   }
 }
 
+// Built in memory and written in large pieces: with 100k columns a row is
+// over a megabyte.
 void PrintCsv(const Timeline& t, const std::vector<size_t>& rows, bool raw, bool header_line = true) {
-  std::vector<std::string> header = {"Time"};
-  for (size_t c = 0; c < t.columns.size(); ++c) {
-    const std::string units = archiver::DisplayUnits(t, c, raw);
-    header.push_back(Csv(units.empty() ? t.columns[c].label()
-                                       : absl::StrCat(t.columns[c].label(), " (", units, ")")));
-  }
-  if (header_line) std::printf("%s\n", absl::StrJoin(header, ",").c_str());
+  std::string out;
+  if (header_line) out = CsvHeader(t, raw) + "\n";
+  archiver::RowNumbers numbers(t, raw);
   for (size_t r : rows) {
     if (t.rows[r].mark) continue;
-    std::vector<std::string> cells = {TimeText(t.rows[r].time)};
-    for (size_t c = 0; c < t.columns.size(); ++c) cells.push_back(Csv(Cell(t, r, c, raw)));
-    std::printf("%s\n", absl::StrJoin(cells, ",").c_str());
+    AppendCsvRow(t, r, raw, TimeText(t.rows[r].time), numbers, &out);
+    if (out.size() >= (size_t{1} << 20)) Flush(&out);
   }
+  Flush(&out);
 }
 
 void PrintJson(const Timeline& t, const std::vector<size_t>& rows, bool raw) {
@@ -184,14 +167,14 @@ void PrintJson(const Timeline& t, const std::vector<size_t>& rows, bool raw) {
     }
     o += ",\"values\":{";
     bool first = true;
-    for (size_t c = 0; c < t.columns.size(); ++c) {
-      auto it = row.values.find(c);
-      if (it == row.values.end()) continue;
+    for (size_t c = 0; c < row.width; ++c) {
+      const archiver::StoredValue value = t.Value(r, c);
+      if (!value.has_value()) continue;
       std::string v;
-      if (it->second.kind == archiver::StoredValue::kString) {
-        v = format::JsonString(it->second.s);
+      if (value.kind == archiver::StoredValue::kString) {
+        v = format::JsonString(value.s);
       } else if (raw) {
-        v = it->second.Text();
+        v = value.Text();
       } else {
         std::optional<double> n = archiver::NumericValue(t, r, c, raw);
         v = n ? format::JsonNumber(*n) : "null";

@@ -131,11 +131,10 @@ absl::Status PlayToMmv(const archiver::Timeline& t, const std::vector<size_t>& r
     for (auto& [name, f] : files) {
       std::span<uint8_t> live(f.map, f.size);
       for (const auto& [c, where] : f.slots) {
-        auto v = row.values.find(c);
-        if (v == row.values.end()) continue;
+        const archiver::StoredValue sv = t.Value(r, c);
+        if (!sv.has_value()) continue;
         const format::MmvValueSlot& slot = f.image.slot(where.first, where.second);
-        const archiver::StoredValue& sv = v->second;
-        switch (MmvTypeOf(t.Desc(t.columns[c].pmid)->type)) {
+        switch (MmvTypeOf(t.ColumnDesc(c).type)) {
           case MmvType::kI32: format::SetMmvI32(live, slot, static_cast<int32_t>(sv.i)); break;
           case MmvType::kU32: format::SetMmvU32(live, slot, static_cast<uint32_t>(sv.u)); break;
           case MmvType::kI64: format::SetMmvI64(live, slot, sv.i); break;

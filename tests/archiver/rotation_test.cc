@@ -1,10 +1,12 @@
 // Rotation housekeeping: archive names and period starts (including
 // daylight-saving days in Europe/Berlin), retention (the pure policy and
 // deletion on disk), and zstd compression of finished volumes (the
-// background compressor, the round trip, truncated and missing files).
+// background compressor, the round trip, truncated and missing files, and
+// `zstd -d` restoring a recorded volume byte for byte).
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,6 +33,9 @@
 #include "archiver/posix_file.h"
 #include "archiver/recorder.h"
 #include "archiver/retention.h"
+#include "format/mmv_format.h"
+#include "format/mmv_writer.h"
+#include "tests/archiver/recorder_test_util.h"
 #include "tests/testing/status_matchers.h"
 
 namespace mmvlog::archiver {
@@ -692,6 +697,105 @@ TEST(CompressTest, DirectoryAsInputFailsAndLeavesNothingBehind) {
   ASSERT_EQ(::mkdir((dir + "/vol.0").c_str(), 0755), 0);
   EXPECT_FALSE(CompressFile(dir + "/vol.0").ok());
   EXPECT_EQ(ListDir(dir), std::set<std::string>{"vol.0"});
+}
+
+// The `zstd` command-line tool (Debian's zstd package, installed by
+// bazel/setup.sh) must give back what CompressFile compressed, byte for
+// byte: a .zst volume is a plain zstd frame that needs neither our
+// ReadZstdFile nor PCP's own .zst reader (PCP 6.3.2 and later).
+
+// Runs `zstd ARGS` through the shell; returns its exit status (127 when the
+// tool is missing, which fails the tests below: it is a requirement).
+int RunZstd(const std::string& args) {
+  const int status = std::system(absl::StrCat("zstd ", args).c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string Quoted(const std::string& path) { return absl::StrCat("'", path, "'"); }
+
+// Records `samples` samples 10 s apart of an MMV file holding 10 U64
+// counters x 100 instances, each value going up by a different, varying
+// amount per sample (counter m by up to 4^m), with archiver::Recorder into
+// the v3 archive `base`. Returns the bytes of its one volume, `base`.0.
+std::string RecordVolume(const std::string& dir, const std::string& base, int samples) {
+  const std::string mmv_dir = dir + "/mmv";
+  EXPECT_EQ(::mkdir(mmv_dir.c_str(), 0755), 0) << mmv_dir;
+  constexpr uint32_t kMetrics = 10;
+  constexpr int32_t kInstances = 100;
+  format::MmvSpec spec;
+  std::vector<std::pair<int32_t, std::string>> instances;
+  for (int32_t i = 0; i < kInstances; ++i) instances.push_back({i, absl::StrCat("worker", i)});
+  spec.indoms.push_back(::mmvlog::testing::SpecIndom(1, instances));
+  for (uint32_t m = 1; m <= kMetrics; ++m) {
+    spec.metrics.push_back(
+        ::mmvlog::testing::SpecMetric(absl::StrCat("requests.c", m), m, format::MmvType::kU64, 1));
+  }
+  ::mmvlog::testing::MmvApp app(mmv_dir + "/app", spec);
+  app.Create();
+  Recorder recorder(::mmvlog::testing::TestRecorderOptions(mmv_dir, base),
+                    [](LogLevel, const std::string&) {});
+  std::mt19937_64 rng(6);
+  std::vector<uint64_t> values(kMetrics * kInstances);
+  for (int s = 0; s < samples; ++s) {
+    for (uint32_t m = 1; m <= kMetrics; ++m) {
+      for (int32_t i = 0; i < kInstances; ++i) {
+        uint64_t& v = values[(m - 1) * kInstances + i];
+        v += rng() % (uint64_t{1} << (2 * m));
+        format::SetMmvU64(app.image().bytes, app.image().slot(m, i), v);
+      }
+    }
+    app.Flush();
+    EXPECT_OK(recorder.Sample(absl::FromUnixSeconds(1'700'000'000 + 10 * s)));
+  }
+  EXPECT_OK(recorder.Close());
+  absl::StatusOr<std::string> volume = ReadWholeFile(base + ".0");
+  EXPECT_OK(volume);
+  return volume.ok() ? *volume : "";
+}
+
+TEST(CompressTest, ZstdToolRestoresARecordedVolumeByteForByte) {
+  const std::string dir = TempDir("compress_zstd_tool");
+  const std::string base = dir + "/rec";
+  const std::string volume = RecordVolume(dir, base, 60);
+  ASSERT_GT(volume.size(), 4 * kBlock);  // many zstd blocks
+  const std::string path = base + ".0";
+  for (const int level : {kDefaultCompressionLevel, 1, 3, 19}) {
+    SCOPED_TRACE(absl::StrCat("level ", level));
+    if (!Exists(path)) WriteFile(path, volume);
+    ASSERT_OK(CompressFile(path, level));
+    ASSERT_FALSE(Exists(path));
+    // As a user would: `zstd -d rec.0.zst` writes rec.0 beside it.
+    ASSERT_EQ(RunZstd("-q -d " + Quoted(path + ".zst")), 0);
+    absl::StatusOr<std::string> back = ReadWholeFile(path);
+    ASSERT_OK(back);
+    EXPECT_EQ(back->size(), volume.size());
+    EXPECT_TRUE(*back == volume) << "zstd -d gave different bytes";
+    // PCP 6.0.3 cannot read .zst at all; with the restored volume it reads
+    // the archive as recorded (when PCP is installed).
+    ASSERT_EQ(::unlink((path + ".zst").c_str()), 0);
+    EXPECT_PMLOGCHECK_OK(base);
+  }
+}
+
+TEST(CompressTest, ZstdToolRestoresEverySizeByteForByte) {
+  const std::string dir = TempDir("compress_zstd_tool_sizes");
+  int i = 0;
+  for (const size_t n : {size_t{0}, size_t{1}, size_t{1000}, kBlock - 1, kBlock, kBlock + 1,
+                         3 * kBlock + 7}) {
+    for (const bool random : {false, true}) {
+      SCOPED_TRACE(absl::StrCat(n, " bytes, random ", random));
+      const std::string path = absl::StrCat(dir, "/vol.", i++);
+      const std::string data = random ? RandomBytes(n, static_cast<uint32_t>(n)) : TextBytes(n);
+      WriteFile(path, data);
+      ASSERT_OK(CompressFile(path));
+      ASSERT_EQ(RunZstd(absl::StrCat("-q -d -c ", Quoted(path + ".zst"), " > ",
+                                     Quoted(path + ".back"))),
+                0);
+      absl::StatusOr<std::string> back = ReadWholeFile(path + ".back");
+      ASSERT_OK(back);
+      EXPECT_TRUE(*back == data) << "size " << back->size();
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------

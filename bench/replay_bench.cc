@@ -1,0 +1,361 @@
+// Benchmarks for reading archives back (`mmvlog replay`), side by side with
+// PCP 6.0.3's libpcp reading the same archive, in one binary and one run.
+// Results and the command that produced them: bench/README.md.
+//
+// Every benchmark reads the same archive (bench_archive.h): U64 counters
+// bench.m<M> over 1,000 instances, v3, written once per shape into a new
+// directory under $TEST_TMPDIR, else $TMPDIR, else /tmp (removed at exit),
+// so it is in the page cache. Shapes, both 2M values in all:
+//   100 metrics x 1,000 instances = 100k values per sample, 20 samples;
+//     1 metric  x 1,000 instances =   1k values per sample, 2,000 samples.
+// items/s is values per second from CPU time; one iteration reads every
+// sample of the archive.
+//
+//   BM_DecodeResult      the volume's bytes in memory (read outside the
+//                        timing): RecordScanner framing, format::DecodeResult
+//                        and format::ValueFromDecoded for every value: the
+//                        general decoder, which replay used before it had
+//                        its own path.
+//   BM_DecodeResultInto  the same bytes: framing, format::DecodeResultInto
+//                        into one reused DecodedResult and
+//                        format::FixedValueFromDecoded for every value (what
+//                        ArchiveReader::NextInto and ReadTimeline do).
+//   BM_ArchiveReaderNext archiver::ArchiveReader::Open (reads .meta) and
+//                        NextInto over every record from the files (the
+//                        page cache), FixedValueFromDecoded for every value:
+//                        mmvlog's side of BM_PcpFetchArchive.
+//   BM_ReadTimeline      archiver::ReadTimeline from the files: .meta, the
+//                        volume read from the page cache, every value decoded
+//                        into the timeline (what every replay output starts
+//                        with).
+//   BM_ReplayRates       ReadTimeline, then archiver::RowNumbers of every row:
+//                        counters as rates, as --csv computes them.
+//   BM_ReplayCsv         ReadTimeline, then the text of `replay --csv` (header
+//                        and every row, cmd/replay_csv.h) into a string that is
+//                        emptied after each row, as replay writes it out.
+//   BM_PcpFetchArchive   libpcp: a new archive context (reads .meta), then
+//                        pmFetchArchive of every record, each value read from
+//                        its pmValueBlock, pmFreeResult. The libpcp side of
+//                        BM_ArchiveReaderNext.
+#include <stdlib.h>
+
+#include <pcp/pmapi.h>
+
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <tuple>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "archiver/archive_reader.h"
+#include "archiver/replay.h"
+#include "bench/bench_archive.h"
+#include "cmd/replay_csv.h"
+#include "format/archive_format.h"
+#include "format/archive_framing.h"
+#include "format/archive_result.h"
+#include "format/archive_types.h"
+#include "format/result_decode.h"
+
+namespace mmvlog {
+namespace {
+
+// The archive of one shape, written on first use; the directory is removed
+// at exit.
+class Archives {
+ public:
+  ~Archives() {
+    if (dir_.empty()) return;
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+  }
+
+  // The base name of the archive of `spec`, or an error.
+  absl::StatusOr<std::string> Get(const bench::BenchArchiveSpec& spec) {
+    if (dir_.empty()) {
+      const char* tmp = getenv("TEST_TMPDIR");
+      if (tmp == nullptr || *tmp == '\0') tmp = getenv("TMPDIR");
+      if (tmp == nullptr || *tmp == '\0') tmp = "/tmp";
+      std::string dir = absl::StrCat(tmp, "/replay_bench.XXXXXX");
+      if (mkdtemp(dir.data()) == nullptr) return absl::InternalError("mkdtemp failed");
+      dir_ = dir;
+    }
+    const auto key = std::make_tuple(spec.metrics, spec.instances, spec.samples);
+    auto it = bases_.find(key);
+    if (it != bases_.end()) return it->second;
+    const std::string base =
+        absl::StrCat(dir_, "/a", spec.metrics, "x", spec.instances, "x", spec.samples);
+    if (absl::Status s = bench::WriteBenchArchive(base, spec); !s.ok()) return s;
+    bases_[key] = base;
+    return base;
+  }
+
+ private:
+  std::string dir_;
+  std::map<std::tuple<int, int, int>, std::string> bases_;
+};
+
+Archives& TheArchives() {
+  static Archives* archives = new Archives();
+  return *archives;
+}
+
+struct Shape {
+  bench::BenchArchiveSpec spec;
+  int64_t values() const { return int64_t{spec.metrics} * spec.instances * spec.samples; }
+};
+
+Shape ShapeOf(const benchmark::State& state) {
+  Shape s;
+  s.spec.metrics = static_cast<int>(state.range(0));
+  s.spec.instances = static_cast<int>(state.range(1));
+  s.spec.samples = static_cast<int>(state.range(2));
+  return s;
+}
+
+// The first volume's bytes.
+absl::StatusOr<std::vector<uint8_t>> VolumeBytes(const std::string& base) {
+  absl::StatusOr<std::unique_ptr<archiver::ArchiveReader>> r = archiver::ArchiveReader::Open(base);
+  if (!r.ok()) return r.status();
+  std::error_code ec;
+  const std::string path = (*r)->volumes().at(0);
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) return absl::InternalError(ec.message());
+  std::vector<uint8_t> bytes(size);
+  FILE* f = fopen(path.c_str(), "rb");
+  if (f == nullptr) return absl::InternalError(absl::StrCat("open ", path));
+  const size_t got = fread(bytes.data(), 1, bytes.size(), f);
+  fclose(f);
+  if (got != bytes.size()) return absl::InternalError(absl::StrCat("short read of ", path));
+  return bytes;
+}
+
+void BM_DecodeResult(benchmark::State& state) {
+  const Shape shape = ShapeOf(state);
+  absl::StatusOr<std::string> base = TheArchives().Get(shape.spec);
+  if (!base.ok()) return state.SkipWithError(base.status().ToString().c_str());
+  absl::StatusOr<std::vector<uint8_t>> bytes = VolumeBytes(*base);
+  if (!bytes.ok()) return state.SkipWithError(bytes.status().ToString().c_str());
+  for (auto _ : state) {
+    format::RecordScanner scanner(*bytes, 0);
+    (void)scanner.Next();  // the label
+    uint64_t sum = 0;
+    int64_t n = 0;
+    for (;;) {
+      absl::StatusOr<std::optional<format::Frame>> frame = scanner.Next();
+      if (!frame.ok() || !frame->has_value()) break;
+      absl::StatusOr<format::DecodedResult> r =
+          format::DecodeResult(shape.spec.version, (*frame)->payload, (*frame)->offset);
+      if (!r.ok()) return state.SkipWithError(r.status().ToString().c_str());
+      for (const format::DecodedValueSet& set : r->sets) {
+        for (const format::DecodedValue& v : set.values) {
+          absl::StatusOr<format::ResultValue> rv =
+              format::ValueFromDecoded(v, set.valfmt, format::kTypeU64);
+          if (!rv.ok()) return state.SkipWithError(rv.status().ToString().c_str());
+          sum += rv->u64;
+          ++n;
+        }
+      }
+    }
+    if (n != shape.values()) return state.SkipWithError("wrong number of values");
+    benchmark::DoNotOptimize(sum);
+  }
+  state.SetItemsProcessed(state.iterations() * shape.values());
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(bytes->size()));
+}
+
+void BM_DecodeResultInto(benchmark::State& state) {
+  const Shape shape = ShapeOf(state);
+  absl::StatusOr<std::string> base = TheArchives().Get(shape.spec);
+  if (!base.ok()) return state.SkipWithError(base.status().ToString().c_str());
+  absl::StatusOr<std::vector<uint8_t>> bytes = VolumeBytes(*base);
+  if (!bytes.ok()) return state.SkipWithError(bytes.status().ToString().c_str());
+  format::DecodedResult r;
+  for (auto _ : state) {
+    format::RecordScanner scanner(*bytes, 0);
+    (void)scanner.Next();  // the label
+    uint64_t sum = 0;
+    int64_t n = 0;
+    for (;;) {
+      absl::StatusOr<std::optional<format::Frame>> frame = scanner.Next();
+      if (!frame.ok() || !frame->has_value()) break;
+      if (absl::Status s = format::DecodeResultInto(shape.spec.version, (*frame)->payload,
+                                                    (*frame)->offset, &r);
+          !s.ok()) {
+        return state.SkipWithError(s.ToString().c_str());
+      }
+      for (const format::DecodedValueSet& set : r.sets) {
+        for (const format::DecodedValue& v : set.values) {
+          format::FixedValue f;
+          if (!format::FixedValueFromDecoded(v, set.valfmt, format::kTypeU64, &f)) {
+            return state.SkipWithError("bad value");
+          }
+          sum += f.u64;
+        }
+        n += static_cast<int64_t>(set.values.size());
+      }
+    }
+    if (n != shape.values()) return state.SkipWithError("wrong number of values");
+    benchmark::DoNotOptimize(sum);
+  }
+  state.SetItemsProcessed(state.iterations() * shape.values());
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(bytes->size()));
+}
+
+void BM_ArchiveReaderNext(benchmark::State& state) {
+  const Shape shape = ShapeOf(state);
+  absl::StatusOr<std::string> base = TheArchives().Get(shape.spec);
+  if (!base.ok()) return state.SkipWithError(base.status().ToString().c_str());
+  format::DecodedResult r;
+  for (auto _ : state) {
+    absl::StatusOr<std::unique_ptr<archiver::ArchiveReader>> reader =
+        archiver::ArchiveReader::Open(*base);
+    if (!reader.ok()) return state.SkipWithError(reader.status().ToString().c_str());
+    uint64_t sum = 0;
+    int64_t n = 0;
+    for (;;) {
+      absl::StatusOr<bool> more = (*reader)->NextInto(&r);
+      if (!more.ok()) return state.SkipWithError(more.status().ToString().c_str());
+      if (!*more) break;
+      for (const format::DecodedValueSet& set : r.sets) {
+        for (const format::DecodedValue& v : set.values) {
+          format::FixedValue f;
+          if (!format::FixedValueFromDecoded(v, set.valfmt, format::kTypeU64, &f)) {
+            return state.SkipWithError("bad value");
+          }
+          sum += f.u64;
+        }
+        n += static_cast<int64_t>(set.values.size());
+      }
+    }
+    if (n != shape.values()) return state.SkipWithError("wrong number of values");
+    benchmark::DoNotOptimize(sum);
+  }
+  state.SetItemsProcessed(state.iterations() * shape.values());
+}
+
+void BM_ReadTimeline(benchmark::State& state) {
+  const Shape shape = ShapeOf(state);
+  absl::StatusOr<std::string> base = TheArchives().Get(shape.spec);
+  if (!base.ok()) return state.SkipWithError(base.status().ToString().c_str());
+  for (auto _ : state) {
+    absl::StatusOr<archiver::Timeline> t = archiver::ReadTimeline({*base}, {});
+    if (!t.ok()) return state.SkipWithError(t.status().ToString().c_str());
+    if (t->rows.size() != static_cast<size_t>(shape.spec.samples)) {
+      return state.SkipWithError("wrong number of rows");
+    }
+    benchmark::DoNotOptimize(t->rows.data());
+  }
+  state.SetItemsProcessed(state.iterations() * shape.values());
+}
+
+void BM_ReplayRates(benchmark::State& state) {
+  const Shape shape = ShapeOf(state);
+  absl::StatusOr<std::string> base = TheArchives().Get(shape.spec);
+  if (!base.ok()) return state.SkipWithError(base.status().ToString().c_str());
+  for (auto _ : state) {
+    absl::StatusOr<archiver::Timeline> t = archiver::ReadTimeline({*base}, {});
+    if (!t.ok()) return state.SkipWithError(t.status().ToString().c_str());
+    double sum = 0;
+    int64_t n = 0;
+    archiver::RowNumbers numbers(*t, false);
+    for (size_t r = 0; r < t->rows.size(); ++r) {
+      for (const std::optional<double>& v : numbers.Of(r)) {
+        if (v) sum += *v, ++n;
+      }
+    }
+    // No rate in the first sample.
+    if (n != shape.values() - int64_t{shape.spec.metrics} * shape.spec.instances) {
+      return state.SkipWithError("wrong number of rates");
+    }
+    benchmark::DoNotOptimize(sum);
+  }
+  state.SetItemsProcessed(state.iterations() * shape.values());
+}
+
+void BM_ReplayCsv(benchmark::State& state) {
+  const Shape shape = ShapeOf(state);
+  absl::StatusOr<std::string> base = TheArchives().Get(shape.spec);
+  if (!base.ok()) return state.SkipWithError(base.status().ToString().c_str());
+  int64_t bytes = 0;
+  for (auto _ : state) {
+    absl::StatusOr<archiver::Timeline> t = archiver::ReadTimeline({*base}, {});
+    if (!t.ok()) return state.SkipWithError(t.status().ToString().c_str());
+    std::string out = cmd::CsvHeader(*t, false);
+    bytes += static_cast<int64_t>(out.size());
+    archiver::RowNumbers numbers(*t, false);
+    for (size_t r = 0; r < t->rows.size(); ++r) {
+      out.clear();
+      cmd::AppendCsvRow(*t, r, false, "2023-11-14 22:13:20.000", numbers, &out);
+      bytes += static_cast<int64_t>(out.size());
+      benchmark::DoNotOptimize(out.data());
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * shape.values());
+  state.SetBytesProcessed(bytes);
+}
+
+void BM_PcpFetchArchive(benchmark::State& state) {
+  const Shape shape = ShapeOf(state);
+  absl::StatusOr<std::string> base = TheArchives().Get(shape.spec);
+  if (!base.ok()) return state.SkipWithError(base.status().ToString().c_str());
+  for (auto _ : state) {
+    const int ctx = pmNewContext(PM_CONTEXT_ARCHIVE, base->c_str());
+    if (ctx < 0) return state.SkipWithError(pmErrStr(ctx));
+    uint64_t sum = 0;
+    int64_t n = 0;
+    for (;;) {
+      pmResult* r = nullptr;
+      const int rc = pmFetchArchive(&r);
+      if (rc == PM_ERR_EOL) break;
+      if (rc < 0) {
+        pmDestroyContext(ctx);
+        return state.SkipWithError(pmErrStr(rc));
+      }
+      for (int s = 0; s < r->numpmid; ++s) {
+        const pmValueSet* set = r->vset[s];
+        for (int i = 0; i < set->numval; ++i) {
+          uint64_t v;
+          std::memcpy(&v, set->vlist[i].value.pval->vbuf, sizeof v);
+          sum += v;
+          ++n;
+        }
+      }
+      pmFreeResult(r);
+    }
+    pmDestroyContext(ctx);
+    if (n != shape.values()) return state.SkipWithError("wrong number of values");
+    benchmark::DoNotOptimize(sum);
+  }
+  state.SetItemsProcessed(state.iterations() * shape.values());
+}
+
+void Shapes(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"metrics", "instances", "samples"})
+      ->Args({100, 1000, 20})
+      ->Args({1, 1000, 2000})
+      ->Unit(benchmark::kMillisecond)
+      ->MinWarmUpTime(0.2)
+      ->MinTime(0.5);
+}
+
+BENCHMARK(BM_DecodeResult)->Apply(Shapes);
+BENCHMARK(BM_DecodeResultInto)->Apply(Shapes);
+BENCHMARK(BM_ArchiveReaderNext)->Apply(Shapes);
+BENCHMARK(BM_ReadTimeline)->Apply(Shapes);
+BENCHMARK(BM_ReplayRates)->Apply(Shapes);
+BENCHMARK(BM_ReplayCsv)->Apply(Shapes);
+BENCHMARK(BM_PcpFetchArchive)->Apply(Shapes);
+
+}  // namespace
+}  // namespace mmvlog

@@ -1,0 +1,165 @@
+#!/usr/bin/python3
+"""bench/replay_vs_pmrep.py: `mmvlog replay --csv` beside PCP's
+`pmrep -a ARCHIVE -o csv` on the same archive and metrics, in one run.
+
+    bench/replay_vs_pmrep.py [--metrics M] [--instances I] [--samples N]
+                             [--runs R] [--keep]
+
+The archive (bench:make_archive, bench/bench_archive.h): M U64 counters
+bench.m<M> over I instances (default 100 x 1000 = 100k values per sample),
+N samples 3 s apart (default 20), version 3, in a new directory under
+$TMPDIR (else /tmp), removed at the end unless --keep.
+
+Both tools print every sample of every metric under `bench`, both ways:
+  rates: mmvlog replay --csv ARCHIVE bench
+         pmrep -a ARCHIVE -o csv -u bench          (-u: every record, no
+                                                    interpolation)
+  raw:   mmvlog replay --csv --raw ARCHIVE bench
+         pmrep -a ARCHIVE -o csv -u -r bench
+each R times (default 3), output to a file. Printed per mode: the median
+wall time and CPU time (user + system, from wait4) of each tool and the
+ratios pmrep / mmvlog. Before timing, the outputs are checked to agree:
+the same columns (pmrep's "metric-inst" is our "metric[inst] (units)"),
+the same number of rows, and every cell of the first, second and last
+rows plus every 97th cell of the others equal (integers exactly; rates to
+the 3 decimals pmrep prints).
+
+Needs: PCP 6.0.3's pmrep (run by /usr/bin/python3, which has the pcp
+module), bazel. Builds //cmd:mmvlog and //bench:make_archive with -c opt
+and runs copies of them. bench/README.md has results.
+"""
+
+import argparse
+import csv
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PMREP = shutil.which("pmrep") or "/usr/bin/pmrep"
+PYTHON = "/usr/bin/python3"  # Debian's, with python3-pcp
+
+
+def run_timed(cmd, out_path, env):
+    """Runs cmd with stdout to out_path; returns (wall s, user + sys s)."""
+    with open(out_path, "wb") as out, tempfile.TemporaryFile() as err:
+        start = time.monotonic()
+        p = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
+        _, status, usage = os.wait4(p.pid, 0)
+        wall = time.monotonic() - start
+        p.returncode = os.waitstatus_to_exitcode(status)
+        if p.returncode != 0:
+            err.seek(0)
+            sys.exit("replay_vs_pmrep: %s failed (%d):\n%s" %
+                     (" ".join(cmd), p.returncode, err.read().decode(errors="replace")))
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    return rows[0], rows[1:]
+
+
+def column_key(header):
+    """Our "metric[inst] (units)" as pmrep names it: "metric-inst"."""
+    m = re.match(r"^(\S+?)(?:\[(.*)\])?(?: \(.*\))?$", header)
+    return m.group(1) if m.group(2) is None else "%s-%s" % (m.group(1), m.group(2))
+
+
+def check_agree(ours_path, theirs_path, raw):
+    """Exits unless the two CSV files hold the same values; returns counts."""
+    our_header, our_rows = read_csv(ours_path)
+    their_header, their_rows = read_csv(theirs_path)
+    ours_by_key = {column_key(h): i for i, h in enumerate(our_header[1:], 1)}
+    if sorted(ours_by_key) != sorted(their_header[1:]):
+        sys.exit("replay_vs_pmrep: different columns: %d ours, %d pmrep's" %
+                 (len(ours_by_key), len(their_header) - 1))
+    if len(our_rows) != len(their_rows):
+        sys.exit("replay_vs_pmrep: %d rows, pmrep %d" % (len(our_rows), len(their_rows)))
+    columns = [(ours_by_key[h], j) for j, h in enumerate(their_header[1:], 1)]
+    compared = 0
+    for n, (o, t) in enumerate(zip(our_rows, their_rows)):
+        every = 1 if n in (0, 1, len(our_rows) - 1) else 97
+        for k in range(0, len(columns), every):
+            i, j = columns[k]
+            mine, theirs = o[i], t[j]
+            ok = mine == theirs == ""
+            if not ok and mine != "" and theirs != "":
+                x, y = float(mine), float(theirs)
+                ok = int(mine) == int(y) if raw else abs(x - y) <= 6e-4 + 6e-6 * max(abs(x), abs(y))
+            if not ok:
+                sys.exit("replay_vs_pmrep: row %d column %s: mmvlog %r, pmrep %r" %
+                         (n, their_header[j], mine, theirs))
+            compared += 1
+    return len(our_rows), len(columns), compared
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--metrics", type=int, default=100)
+    ap.add_argument("--instances", type=int, default=1000)
+    ap.add_argument("--samples", type=int, default=20)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--keep", action="store_true")
+    args = ap.parse_args()
+
+    print("building //cmd:mmvlog //bench:make_archive (-c opt)", file=sys.stderr)
+    subprocess.run(["bazel", "build", "-c", "opt", "//cmd:mmvlog", "//bench:make_archive"],
+                   cwd=REPO, check=True, stdout=sys.stderr)
+    work = tempfile.mkdtemp(prefix="replay_vs_pmrep.", dir=os.environ.get("TMPDIR") or "/tmp")
+    try:
+        # Copies, so that a concurrent bazel build cannot replace them mid-run.
+        for target in ("cmd/mmvlog", "bench/make_archive"):
+            shutil.copy(os.path.join(REPO, "bazel-out/k8-opt/bin", target), work)
+        mmvlog = os.path.join(work, "mmvlog")
+        archive = os.path.join(work, "a")
+        subprocess.run([os.path.join(work, "make_archive"), archive, str(args.metrics),
+                        str(args.instances), str(args.samples)], check=True)
+        env = dict(os.environ, TZ="UTC", PCP_DERIVED_CONFIG="")
+        values = args.metrics * args.instances
+        print("archive: %d metrics x %d instances = %d values per sample, %d samples, "
+              "%.1f MB volume; %d run(s) each, medians" %
+              (args.metrics, args.instances, values, args.samples,
+               os.path.getsize(archive + ".0") / 1e6, args.runs))
+        print("load average before: %s" % " ".join(open("/proc/loadavg").read().split()[:3]))
+        print("%-6s %-8s %10s %10s %12s %10s" % ("mode", "tool", "wall s", "CPU s",
+                                                 "values/s", "out MB"))
+        ratios = []
+        for mode, ours_flags, their_flags in (("rates", [], []), ("raw", ["--raw"], ["-r"])):
+            ours = [mmvlog, "replay", "--csv"] + ours_flags + [archive, "bench"]
+            theirs = [PYTHON, PMREP, "-a", archive, "-o", "csv", "-u"] + their_flags + ["bench"]
+            out_ours = os.path.join(work, "mmvlog.%s.csv" % mode)
+            out_theirs = os.path.join(work, "pmrep.%s.csv" % mode)
+            times = {"mmvlog": [], "pmrep": []}
+            for _ in range(args.runs):
+                times["mmvlog"].append(run_timed(ours, out_ours, env))
+                times["pmrep"].append(run_timed(theirs, out_theirs, env))
+            rows, cols, compared = check_agree(out_ours, out_theirs, mode == "raw")
+            med = {}
+            for tool, out in (("mmvlog", out_ours), ("pmrep", out_theirs)):
+                wall = statistics.median(t[0] for t in times[tool])
+                cpu = statistics.median(t[1] for t in times[tool])
+                med[tool] = (wall, cpu)
+                print("%-6s %-8s %10.3f %10.3f %12.3g %10.1f" %
+                      (mode, tool, wall, cpu, rows * cols / wall, os.path.getsize(out) / 1e6))
+            ratios.append((mode, med["pmrep"][0] / med["mmvlog"][0],
+                           med["pmrep"][1] / med["mmvlog"][1], rows, cols, compared))
+        print("load average after: %s" % " ".join(open("/proc/loadavg").read().split()[:3]))
+        for mode, wall, cpu, rows, cols, compared in ratios:
+            print("%s: pmrep / mmvlog = %.1fx wall, %.1fx CPU (outputs agree: %d rows x %d "
+                  "columns, %d cells compared)" % (mode, wall, cpu, rows, cols, compared))
+    finally:
+        if args.keep:
+            print("kept %s" % work, file=sys.stderr)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

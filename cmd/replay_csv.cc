@@ -1,0 +1,159 @@
+#include "cmd/replay_csv.h"
+
+#include <algorithm>
+#include <bit>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "format/json.h"
+
+namespace mmvlog::cmd {
+namespace {
+
+// The longest text a number cell can take: "%.6g" of a negative double
+// ("-1.23457e+308", 13), "%.3f" below 1e15 (20), an int64 (20),
+// JsonNumber's shortest round trip (24).
+constexpr size_t kMaxNumberText = 32;
+
+// Writes the "%.3f" text in buf[0, len) to `p` without its trailing zeros
+// and then its trailing point (there is always a point); returns the end.
+char* CopyTrimmed(const char* buf, size_t len, char* p) {
+  while (buf[len - 1] == '0') --len;
+  if (buf[len - 1] == '.') --len;
+  std::memcpy(p, buf, len);
+  return p + len;
+}
+
+// Writes AppendNumber's text of `v` at `p` (at most kMaxNumberText bytes);
+// returns the end.
+//
+// The common case, 1e-3 <= |v| < ~2e12 (rates, gauges), is formatted from
+// the integer round(|v| * 1000). That product is within half an ulp of the
+// exact one, so its rounding to an integer is the exact rounding printf does
+// unless its fraction lies within that error of one half; such near-ties,
+// larger values and the "%.6g" cases go to std::to_chars, which formats
+// the exact binary value as printf does (C++17 [charconv.to.chars]).
+char* WriteNumber(double v, char* p) {
+  char buf[64];
+  if (!std::isfinite(v)) {
+    const std::string s = absl::StrFormat("%.3f", v);  // "inf", "-inf", "nan", "-nan"
+    std::memcpy(p, s.data(), s.size());
+    return p + s.size();
+  }
+  const double a = std::fabs(v);
+  if (a >= 1e15 || (v != 0 && a < 1e-3)) {
+    return std::to_chars(p, p + kMaxNumberText, v, std::chars_format::general, 6).ptr;
+  }
+  const double y = a * 1000;
+  const double whole = std::floor(y);
+  const double frac = y - whole;
+  if (!(std::fabs(frac - 0.5) > y * 0x1p-52)) {
+    const std::to_chars_result r =
+        std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, 3);
+    return CopyTrimmed(buf, static_cast<size_t>(r.ptr - buf), p);
+  }
+  const uint64_t n = static_cast<uint64_t>(whole) + (frac > 0.5 ? 1 : 0);
+  if (std::signbit(v)) *p++ = '-';
+  p = std::to_chars(p, p + 20, n / 1000).ptr;
+  uint32_t millis = static_cast<uint32_t>(n % 1000);
+  if (millis != 0) {
+    *p++ = '.';
+    *p++ = static_cast<char>('0' + millis / 100);
+    millis %= 100;
+    if (millis != 0) {
+      *p++ = static_cast<char>('0' + millis / 10);
+      millis %= 10;
+      if (millis != 0) *p++ = static_cast<char>('0' + millis);
+    }
+  }
+  return p;
+}
+
+}  // namespace
+
+void AppendNumber(double v, std::string* out) {
+  char buf[kMaxNumberText];
+  out->append(buf, WriteNumber(v, buf));
+}
+
+std::string NumberText(double v) {
+  std::string s;
+  AppendNumber(v, &s);
+  return s;
+}
+
+void AppendCsvField(absl::string_view s, std::string* out) {
+  if (s.find_first_of(",\"\n") == absl::string_view::npos) {
+    out->append(s.data(), s.size());
+    return;
+  }
+  out->push_back('"');
+  for (char c : s) {
+    if (c == '"') out->push_back('"');
+    out->push_back(c);
+  }
+  out->push_back('"');
+}
+
+std::string CsvHeader(const archiver::Timeline& t, bool raw) {
+  std::string out = "Time";
+  // Units depend on the descriptor only: once per metric, not per column.
+  std::vector<std::optional<std::string>> units(t.descs.size());
+  for (size_t c = 0; c < t.columns.size(); ++c) {
+    std::optional<std::string>& u = units[t.columns[c].desc];
+    if (!u) u = archiver::DisplayUnits(t, c, raw);
+    out.push_back(',');
+    AppendCsvField(u->empty() ? t.columns[c].label()
+                              : absl::StrCat(t.columns[c].label(), " (", *u, ")"),
+                   &out);
+  }
+  return out;
+}
+
+// Numbers are written straight into `out`, grown ahead of them, rather than
+// appended piece by piece: a row of 100k cells is one pass.
+void AppendCsvRow(const archiver::Timeline& t, size_t row, bool raw, absl::string_view time,
+                  archiver::RowNumbers& numbers, std::string* out) {
+  out->append(time.data(), time.size());
+  const std::vector<std::optional<double>>* values = raw ? nullptr : &numbers.Of(row);
+  const archiver::Row& r = t.rows[row];
+  size_t end = out->size();  // of the text written; out->size() is ahead
+  for (size_t c = 0; c < t.columns.size(); ++c) {
+    if (out->size() - end < 1 + kMaxNumberText) {
+      out->resize(std::max(2 * out->size(), end + (t.columns.size() - c) * 8 + 64));
+    }
+    char* p = out->data() + end;
+    *p++ = ',';
+    const archiver::StoredValue::Kind kind = t.Kind(row, c);
+    if (kind == archiver::StoredValue::kString) {
+      out->resize(p - out->data());
+      AppendCsvField(t.strings[t.bits[r.first + c]], out);
+      end = out->size();
+      continue;
+    }
+    if (!raw) {
+      if (const std::optional<double>& v = (*values)[c]) p = WriteNumber(*v, p);
+    } else if (kind != archiver::StoredValue::kNone) {
+      // Raw: numbers exactly as stored (StoredValue::Text).
+      const uint64_t b = t.bits[r.first + c];
+      if (kind == archiver::StoredValue::kInt) {
+        p = std::to_chars(p, p + kMaxNumberText, static_cast<int64_t>(b)).ptr;
+      } else if (kind == archiver::StoredValue::kUint) {
+        p = std::to_chars(p, p + kMaxNumberText, b).ptr;
+      } else {
+        const std::string d = format::JsonNumber(std::bit_cast<double>(b));
+        std::memcpy(p, d.data(), d.size());
+        p += d.size();
+      }
+    }
+    end = static_cast<size_t>(p - out->data());
+  }
+  out->resize(end);
+  out->push_back('\n');
+}
+
+}  // namespace mmvlog::cmd
