@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "archiver/write_behind.h"
 
 namespace mmvlog::archiver {
 namespace {
@@ -46,7 +47,7 @@ class PosixWritableFile final : public WritableFile {
       done += static_cast<size_t>(n);
     }
     size_ += data.size();
-    if (stream_ && size_ - written_back_ >= kWriteBehindBytes) WriteBehind();
+    if (stream_ && size_ - written_back_ >= kWriteBehindBytes) StartWriteBehind();
     return absl::OkStatus();
   }
 
@@ -92,16 +93,19 @@ class PosixWritableFile final : public WritableFile {
   }
 
   // Starts writeback of what was appended since the last call, without
-  // waiting for it (RocksDB's bytes_per_sync). Left to itself the kernel
-  // lets gigabytes of a fast recording pile up dirty and then writes them
-  // back in bursts, and appends stall behind those bursts for several
-  // milliseconds: at 200 MB/s (100k values every 10 ms) that missed 0.8 %
-  // of the ticks; writing behind in 8 MiB steps missed none
-  // (bench/README.md, "schedule").
-  void WriteBehind() {
-    (void)::sync_file_range(fd_, static_cast<off_t>(written_back_),
-                            static_cast<off_t>(size_ - written_back_), SYNC_FILE_RANGE_WRITE);
-    written_back_ = size_;
+  // waiting for it (RocksDB's bytes_per_sync), on WriteBehind's thread. Left
+  // to itself the kernel lets gigabytes of a fast recording pile up dirty and
+  // then writes them back in bursts, and appends stall behind those bursts
+  // for several milliseconds: at 200 MB/s (100k values every 10 ms) that
+  // missed 0.8 % of the ticks, with write-behind 0.08 % (bench/README.md,
+  // "schedule"). Whole pages only: the last partial page is still being
+  // written to.
+  void StartWriteBehind() {
+    const uint64_t end = size_ & ~uint64_t{4095};
+    if (end <= written_back_) return;
+    WriteBehind::Global().Submit(fd_, static_cast<off_t>(written_back_),
+                                 static_cast<off_t>(end - written_back_));
+    written_back_ = end;
   }
   static constexpr uint64_t kWriteBehindBytes = 8 << 20;
 

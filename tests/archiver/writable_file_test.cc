@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "archiver/posix_file.h"
+#include "archiver/write_behind.h"
 #include "tests/archiver/recorder_test_util.h"
 #include "tests/testing/status_matchers.h"
 
@@ -70,12 +71,19 @@ TEST(WritableFileTest, VolumeOfManyMegabytesReadsBackWhole) {
   const std::string path = dir + "/a.0";
   absl::StatusOr<std::unique_ptr<WritableFile>> f = OpenWritableFile(path, false, true);
   ASSERT_OK(f);
+  const WriteBehind::Stats before = WriteBehind::Global().stats();
   std::vector<uint8_t> rec(1 << 20);
   for (int i = 0; i < 24; ++i) {
     for (size_t k = 0; k < rec.size(); k += 4096) rec[k] = static_cast<uint8_t>(i * 7 + k / 4096);
     ASSERT_OK((*f)->Append(rec));
   }
   ASSERT_OK((*f)->Close());
+  // Writeback was started for each 8 MiB, on the worker's own descriptors.
+  WriteBehind::Global().Drain();
+  const WriteBehind::Stats after = WriteBehind::Global().stats();
+  EXPECT_EQ(after.ranges - before.ranges, 3u);
+  EXPECT_EQ(after.bytes - before.bytes, 24u << 20);
+  EXPECT_EQ(after.errors - before.errors, 0u);
   absl::StatusOr<std::string> got = ReadWholeFile(path);
   ASSERT_OK(got);
   ASSERT_EQ(got->size(), 24u << 20);

@@ -1,0 +1,77 @@
+#include "archiver/write_behind.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <utility>
+
+namespace mmvlog::archiver {
+
+WriteBehind::WriteBehind(RangeFn fn, size_t max_queued)
+    : fn_(std::move(fn)), max_queued_(max_queued), worker_([this] { Run(); }) {}
+
+WriteBehind::~WriteBehind() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  wake_.notify_one();
+  worker_.join();
+}
+
+WriteBehind& WriteBehind::Global() {
+  static WriteBehind* const global = new WriteBehind([](int fd, off_t offset, off_t length) {
+    return ::sync_file_range(fd, offset, length, SYNC_FILE_RANGE_WRITE) == 0 ? 0 : errno;
+  });
+  return *global;
+}
+
+bool WriteBehind::Submit(int fd, off_t offset, off_t length) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (stop_ || queue_.size() >= max_queued_) {
+    ++stats_.dropped;
+    return false;
+  }
+  const int dup = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  if (dup < 0) {
+    ++stats_.dropped;
+    return false;
+  }
+  queue_.push_back(Range{dup, offset, length});
+  lock.unlock();
+  wake_.notify_one();
+  return true;
+}
+
+void WriteBehind::Drain() {
+  std::unique_lock<std::mutex> lock(mu_);
+  idle_.wait(lock, [this] { return queue_.empty() && !busy_; });
+}
+
+WriteBehind::Stats WriteBehind::stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stats_;
+}
+
+void WriteBehind::Run() {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    wake_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stopping, and nothing left
+    const Range r = queue_.front();
+    queue_.pop_front();
+    busy_ = true;
+    lock.unlock();
+    const int err = fn_(r.fd, r.offset, r.length);
+    ::close(r.fd);
+    lock.lock();
+    busy_ = false;
+    ++stats_.ranges;
+    stats_.bytes += static_cast<uint64_t>(r.length);
+    if (err != 0) ++stats_.errors;
+    if (queue_.empty()) idle_.notify_all();
+  }
+}
+
+}  // namespace mmvlog::archiver

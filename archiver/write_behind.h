@@ -1,0 +1,79 @@
+// WriteBehind: starts writeback of a file's freshly appended bytes on a
+// background thread, so the appending thread never waits for it.
+//
+// Why a thread: sync_file_range(SYNC_FILE_RANGE_WRITE) only queues the
+// pages for I/O, but queueing blocks while the device's request queue is
+// full, for milliseconds at 200 MB/s. Called on the sampler's thread it made
+// the schedule worse than doing nothing (bench/README.md, "schedule").
+//
+// Advisory: a request the worker cannot take (queue full, dup failed) is
+// dropped, and the kernel writes those pages back on its own schedule.
+#ifndef MMVLOG_ARCHIVER_WRITE_BEHIND_H_
+#define MMVLOG_ARCHIVER_WRITE_BEHIND_H_
+
+#include <sys/types.h>
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+namespace mmvlog::archiver {
+
+class WriteBehind {
+ public:
+  // Does the work for one range of an fd; returns 0 or an errno.
+  using RangeFn = std::function<int(int fd, off_t offset, off_t length)>;
+
+  // `fn` runs on the worker thread, one range at a time, in submission order.
+  explicit WriteBehind(RangeFn fn, size_t max_queued = 16);
+  // Finishes the queued ranges, then joins the worker.
+  ~WriteBehind();
+  WriteBehind(const WriteBehind&) = delete;
+  WriteBehind& operator=(const WriteBehind&) = delete;
+
+  // The process's instance, running sync_file_range(SYNC_FILE_RANGE_WRITE).
+  // Never destroyed: files may be closed during static destruction.
+  static WriteBehind& Global();
+
+  // Queues [offset, offset + length) of `fd` (a dup is kept until the range
+  // is done, so the caller may close fd at once). Never blocks on I/O.
+  // Returns false if the request was dropped.
+  bool Submit(int fd, off_t offset, off_t length);
+
+  // Waits until every range submitted so far is done (tests, shutdown).
+  void Drain();
+
+  struct Stats {
+    uint64_t ranges = 0;   // done
+    uint64_t bytes = 0;    // in the ranges done
+    uint64_t errors = 0;   // ranges whose RangeFn returned an errno
+    uint64_t dropped = 0;  // requests not queued
+  };
+  Stats stats() const;
+
+ private:
+  struct Range {
+    int fd;
+    off_t offset;
+    off_t length;
+  };
+  void Run();
+
+  const RangeFn fn_;
+  const size_t max_queued_;
+  mutable std::mutex mu_;
+  std::condition_variable wake_;  // worker: work or stop
+  std::condition_variable idle_;  // Drain: queue empty, nothing running
+  std::deque<Range> queue_;
+  bool busy_ = false;
+  bool stop_ = false;
+  Stats stats_;
+  std::thread worker_;  // last: starts after the members it uses
+};
+
+}  // namespace mmvlog::archiver
+
+#endif  // MMVLOG_ARCHIVER_WRITE_BEHIND_H_
