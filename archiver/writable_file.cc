@@ -92,14 +92,15 @@ class PosixWritableFile final : public WritableFile {
     }
   }
 
-  // Starts writeback of what was appended since the last call, without
-  // waiting for it (RocksDB's bytes_per_sync), on WriteBehind's thread. Left
-  // to itself the kernel lets gigabytes of a fast recording pile up dirty and
-  // then writes them back in bursts, and appends stall behind those bursts
-  // for several milliseconds: at 200 MB/s (100k values every 10 ms) that
-  // missed 0.8 % of the ticks, with write-behind 0.08 % (bench/README.md,
-  // "schedule"). Whole pages only: the last partial page is still being
-  // written to.
+  // Hands what was appended since the last call to WriteBehind, which
+  // writes it back and drops it from the page cache off this thread
+  // (RocksDB's bytes_per_sync, plus the drop). Left to itself the kernel
+  // lets gigabytes of a fast recording pile up dirty, writes them back in
+  // bursts that appends stall behind, and every append copies into a fresh
+  // page: at 200 MB/s (100k values every 10 ms) 0.1-1.5 % of the ticks were
+  // missed at 45-60 % of a core; with write-behind and the drop none, at
+  // 11 % (bench/README.md, "schedule"). Whole pages only: the last partial
+  // page is still being written to.
   void StartWriteBehind() {
     const uint64_t end = size_ & ~uint64_t{4095};
     if (end <= written_back_) return;

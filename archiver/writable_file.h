@@ -32,8 +32,9 @@ class WritableFile {
 // opens it for appending at its current end when `append` is set. With
 // `preallocate` (archive volumes: large, append-only, read later), disk is
 // reserved ahead of the appends in chunks of 8 appends (1-64 MiB) without
-// changing the file's size (Close releases what was not used), and
-// writeback is started every 8 MiB so dirty pages never pile up.
+// changing the file's size (Close releases what was not used), and every
+// 8 MiB is written back and dropped from the page cache in the background
+// (archiver/write_behind.h).
 absl::StatusOr<std::unique_ptr<WritableFile>> OpenWritableFile(
     const std::string& path, bool append = false, bool preallocate = false);
 

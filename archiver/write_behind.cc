@@ -22,7 +22,11 @@ WriteBehind::~WriteBehind() {
 
 WriteBehind& WriteBehind::Global() {
   static WriteBehind* const global = new WriteBehind([](int fd, off_t offset, off_t length) {
-    return ::sync_file_range(fd, offset, length, SYNC_FILE_RANGE_WRITE) == 0 ? 0 : errno;
+    constexpr unsigned kWriteAndWait =
+        SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER;
+    if (::sync_file_range(fd, offset, length, kWriteAndWait) != 0) return errno;
+    // Only clean pages are dropped: the wait above made these clean.
+    return ::posix_fadvise(fd, offset, length, POSIX_FADV_DONTNEED);
   });
   return *global;
 }

@@ -1,10 +1,17 @@
-// WriteBehind: starts writeback of a file's freshly appended bytes on a
-// background thread, so the appending thread never waits for it.
+// WriteBehind: writes a file's freshly appended bytes back to disk and drops
+// them from the page cache, on a background thread, so the appending thread
+// never waits for either.
 //
-// Why a thread: sync_file_range(SYNC_FILE_RANGE_WRITE) only queues the
-// pages for I/O, but queueing blocks while the device's request queue is
-// full, for milliseconds at 200 MB/s. Called on the sampler's thread it made
-// the schedule worse than doing nothing (bench/README.md, "schedule").
+// Why drop them: a recording is written once and read later, if ever. Kept
+// cached, 200 MB/s of it (100k values every 10 ms) takes a fresh page for
+// every append, and copying into never-used pages was most of the recorder's
+// CPU (a 2 MB write(2) took 4-5 ms); given back, the same pages are reused
+// and the write takes 0.3 ms (bench/README.md, "schedule"). It also keeps
+// a recording from evicting other programs' cached files.
+//
+// Why a thread: sync_file_range blocks while the device's request queue is
+// full, for milliseconds at 200 MB/s; on the sampler's thread it made the
+// schedule worse than doing nothing.
 //
 // Advisory: a request the worker cannot take (queue full, dup failed) is
 // dropped, and the kernel writes those pages back on its own schedule.
@@ -34,8 +41,9 @@ class WriteBehind {
   WriteBehind(const WriteBehind&) = delete;
   WriteBehind& operator=(const WriteBehind&) = delete;
 
-  // The process's instance, running sync_file_range(SYNC_FILE_RANGE_WRITE).
-  // Never destroyed: files may be closed during static destruction.
+  // The process's instance: sync_file_range (write, and wait for it), then
+  // posix_fadvise(DONTNEED). Never destroyed: files may be closed during
+  // static destruction.
   static WriteBehind& Global();
 
   // Queues [offset, offset + length) of `fd` (a dup is kept until the range

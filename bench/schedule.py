@@ -49,6 +49,26 @@ def status_kib(pid):
     return rss, hwm
 
 
+def run_queue_wait(pid):
+    """Seconds the threads of pid have waited for a CPU (schedstat), or None."""
+    total = 0
+    try:
+        for tid in os.listdir("/proc/%d/task" % pid):
+            with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
+                total += int(f.read().split()[1])
+    except OSError:
+        return None
+    return total / 1e9
+
+
+def machine_busy():
+    """(busy, total) jiffies of all CPUs from /proc/stat."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    idle = v[3] + v[4]
+    return sum(v) - idle, sum(v)
+
+
 def cpu_seconds(pid):
     try:
         with open("/proc/%d/stat" % pid) as f:
@@ -98,6 +118,8 @@ def main():
                  "--duration", "%gsec" % args.duration, "--volume_size", args.volume_size],
                 stderr=log, stdout=log)
         start = time.monotonic()
+        app_cpu0, busy0 = cpu_seconds(app.pid), machine_busy()
+        wait = 0
         trace = []  # (seconds since start, rss KiB, hwm KiB)
         hwm = 0
         while rec.poll() is None:
@@ -106,9 +128,12 @@ def main():
                 trace.append((time.monotonic() - start, s[0], s[1]))
                 hwm = max(hwm, s[1])
                 cpu = cpu_seconds(rec.pid)
+                wait = run_queue_wait(rec.pid) or wait
             time.sleep(0.1)
         rc = rec.wait()
         wall = time.monotonic() - start
+        app_cpu, busy1 = cpu_seconds(app.pid) - app_cpu0, machine_busy()
+        machine = 100 * (busy1[0] - busy0[0]) / max(1, busy1[1] - busy0[1])
         with open(log_path) as f:
             log_text = f.read()
         if rc != 0:
@@ -133,7 +158,10 @@ def main():
                " ".join(open("/proc/loadavg").read().split()[:3])))
         print("   %s" % m.group(0))
         print("   archive: %d volumes, %.2f GB in %.0f s" % (len(volumes), archive_bytes / 1e9, wall))
-        print("   mmvlog CPU: %.1f s of %.1f s (%.0f%% of a core)" % (cpu, wall, 100 * cpu / wall))
+        print("   mmvlog CPU: %.1f s of %.1f s (%.0f%% of a core); its threads waited %.2f s for a CPU" %
+              (cpu, wall, 100 * cpu / wall, wait))
+        print("   application CPU: %.0f%% of a core; all CPUs %.0f%% busy (%d CPUs)" %
+              (100 * app_cpu / wall, machine, os.cpu_count()))
         print()
         print("| ticks | on time | missed | late | p50 | p99 | p99.9 | max |")
         print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")

@@ -4,7 +4,10 @@
 #include "archiver/write_behind.h"
 
 #include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <future>
@@ -124,19 +127,38 @@ TEST(WriteBehindTest, DestructionFinishesWhatWasQueued) {
   EXPECT_EQ(done, 5);
 }
 
-TEST(WriteBehindTest, GlobalStartsWritebackOfARealFile) {
+// Pages of [0, length) of fd in the page cache.
+size_t ResidentPages(int fd, size_t length) {
+  void* p = ::mmap(nullptr, length, PROT_READ, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) return length;
+  std::vector<unsigned char> vec(length / 4096);
+  size_t n = 0;
+  if (::mincore(p, length, vec.data()) == 0) {
+    for (unsigned char v : vec) n += v & 1;
+  }
+  ::munmap(p, length);
+  return n;
+}
+
+TEST(WriteBehindTest, GlobalWritesBackAndDropsARealFileFromTheCache) {
   const int fd = OpenScratch("a");
   std::vector<char> page(1 << 20, 'x');
   for (int i = 0; i < 4; ++i) ASSERT_EQ(::write(fd, page.data(), page.size()), 1 << 20);
   WriteBehind& wb = WriteBehind::Global();
   const WriteBehind::Stats before = wb.stats();
+  ASSERT_EQ(ResidentPages(fd, 4 << 20), 1024u);  // just written: all cached
   ASSERT_TRUE(wb.Submit(fd, 0, 4 << 20));
-  ::close(fd);
   wb.Drain();
   const WriteBehind::Stats after = wb.stats();
   EXPECT_EQ(after.ranges - before.ranges, 1u);
   EXPECT_EQ(after.bytes - before.bytes, 4u << 20);
-  EXPECT_EQ(after.errors - before.errors, 0u) << "sync_file_range failed";
+  EXPECT_EQ(after.errors - before.errors, 0u) << "sync_file_range or fadvise failed";
+  struct statfs fs {};
+  ASSERT_EQ(::fstatfs(fd, &fs), 0);
+  if (fs.f_type != TMPFS_MAGIC) {  // tmpfs pages are the file: never dropped
+    EXPECT_LT(ResidentPages(fd, 4 << 20), 64u) << "written pages left in the page cache";
+  }
+  ::close(fd);
 }
 
 }  // namespace
