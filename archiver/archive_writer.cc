@@ -118,7 +118,8 @@ absl::StatusOr<std::unique_ptr<ArchiveWriter>> ArchiveWriter::Resume(
     // result): continue in the last volume, which holds only its label. A
     // new volume would leave it in front, and PCP cannot open an archive
     // whose first volume holds no record.
-    absl::StatusOr<std::unique_ptr<WritableFile>> data = OpenWritableFile(last_volume_path, true, /*preallocate=*/true);
+    absl::StatusOr<std::unique_ptr<WritableFile>> data =
+        OpenWritableFile(last_volume_path, true, w->VolumeStream());
     opened = data.status();
     if (data.ok()) {
       w->data_ = std::move(*data);
@@ -180,7 +181,7 @@ absl::Status ArchiveWriter::OpenVolume(int n) {
   scratch_.clear();
   if (absl::Status s = format::EncodeLogLabel(Label(n), &scratch_); !s.ok()) return s;
   absl::StatusOr<std::unique_ptr<WritableFile>> data =
-      OpenWritableFile(absl::StrCat(base_, ".", n), false, /*preallocate=*/true);
+      OpenWritableFile(absl::StrCat(base_, ".", n), false, VolumeStream());
   if (!data.ok()) return data.status();
   if (data_ != nullptr) finished_volume_bytes_ += data_->size();
   data_ = std::move(*data);
@@ -204,6 +205,10 @@ absl::Status ArchiveWriter::NewVolume() {
   finished_volumes_.push_back(data_->path());
   if (absl::Status s = OpenVolume(volume_ + 1); !s.ok()) return Fail(s);
   return absl::OkStatus();
+}
+
+StreamOptions ArchiveWriter::VolumeStream() const {
+  return {.preallocate = true, .write_behind = options_.write_behind};
 }
 
 uint64_t ArchiveWriter::VolumeLimit() const {

@@ -53,6 +53,10 @@ struct ArchiveOptions {
   uint64_t index_interval_bytes = 100'000;
   // fdatasync each finished volume and .meta at volume switch and close.
   bool sync_on_switch = false;
+  // Write volumes back and drop them from the page cache as they grow
+  // (archiver/write_behind.h). Off only to measure appends to the page cache
+  // alone (bench/recorder_bench).
+  bool write_behind = true;
 };
 
 class ArchiveWriter {
@@ -140,6 +144,7 @@ class ArchiveWriter {
                           uint64_t data_offset);
   absl::Status OpenVolume(int n);
   uint64_t VolumeLimit() const;
+  StreamOptions VolumeStream() const;  // how volumes are written
   absl::Status Fail(absl::Status s);
 
   std::string base_;

@@ -15,14 +15,14 @@ namespace {
 
 class PosixWritableFile final : public WritableFile {
  public:
-  PosixWritableFile(std::string path, int fd, uint64_t size, bool preallocate)
+  PosixWritableFile(std::string path, int fd, uint64_t size, StreamOptions stream)
       : path_(std::move(path)),
         fd_(fd),
         size_(size),
         reserved_(size),
         written_back_(size),
-        stream_(preallocate),
-        reserve_(preallocate) {}
+        write_behind_(stream.write_behind),
+        reserve_(stream.preallocate) {}
   ~PosixWritableFile() override {
     if (fd_ >= 0) ::close(fd_);
   }
@@ -47,7 +47,7 @@ class PosixWritableFile final : public WritableFile {
       done += static_cast<size_t>(n);
     }
     size_ += data.size();
-    if (stream_ && size_ - written_back_ >= kWriteBehindBytes) StartWriteBehind();
+    if (write_behind_ && size_ - written_back_ >= kWriteBehindBytes) StartWriteBehind();
     return absl::OkStatus();
   }
 
@@ -115,7 +115,7 @@ class PosixWritableFile final : public WritableFile {
   uint64_t size_;
   uint64_t reserved_;  // bytes of disk the file holds (>= size_ once reserved)
   uint64_t written_back_;  // writeback started up to here
-  const bool stream_;  // a volume: reserve ahead and write behind
+  const bool write_behind_;
   bool reserve_;       // off after a failed reservation
   absl::Status status_;  // the first error; sticky
 };
@@ -123,7 +123,7 @@ class PosixWritableFile final : public WritableFile {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<WritableFile>> OpenWritableFile(
-    const std::string& path, bool append, bool preallocate) {
+    const std::string& path, bool append, StreamOptions stream) {
   const int flags = O_WRONLY | O_CLOEXEC | (append ? O_APPEND : O_CREAT | O_EXCL);
   int fd;
   do {
@@ -139,7 +139,7 @@ absl::StatusOr<std::unique_ptr<WritableFile>> OpenWritableFile(
     return absl::ErrnoToStatus(err, absl::StrCat("fstat ", path));
   }
   return std::unique_ptr<WritableFile>(
-      new PosixWritableFile(path, fd, static_cast<uint64_t>(st.st_size), preallocate));
+      new PosixWritableFile(path, fd, static_cast<uint64_t>(st.st_size), stream));
 }
 
 }  // namespace mmvlog::archiver

@@ -28,15 +28,20 @@ class WritableFile {
   virtual const std::string& path() const = 0;
 };
 
+// How a file that grows by large appends (an archive volume) is written.
+struct StreamOptions {
+  // Reserve disk ahead of the appends in chunks of 8 appends (1-64 MiB)
+  // without changing the file's size (Close releases what was not used).
+  bool preallocate = false;
+  // Every 8 MiB, write back and drop from the page cache in the background
+  // (archiver/write_behind.h).
+  bool write_behind = false;
+};
+
 // Creates `path`, failing if it exists (as PCP's __pmLogCreate does), or
-// opens it for appending at its current end when `append` is set. With
-// `preallocate` (archive volumes: large, append-only, read later), disk is
-// reserved ahead of the appends in chunks of 8 appends (1-64 MiB) without
-// changing the file's size (Close releases what was not used), and every
-// 8 MiB is written back and dropped from the page cache in the background
-// (archiver/write_behind.h).
+// opens it for appending at its current end when `append` is set.
 absl::StatusOr<std::unique_ptr<WritableFile>> OpenWritableFile(
-    const std::string& path, bool append = false, bool preallocate = false);
+    const std::string& path, bool append = false, StreamOptions stream = {});
 
 }  // namespace mmvlog::archiver
 

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "archiver/archive_reader.h"
 #include "archiver/posix_file.h"
+#include "archiver/write_behind.h"
 #include "format/archive_format.h"
 #include "tests/testing/status_matchers.h"
 
@@ -271,6 +272,34 @@ TEST_P(ArchiveWriterTest, WriteFailureIsStickyAndLeavesCompleteRecordsReadable) 
   std::vector<format::DecodedResult> all = ReadAll(base, &warnings);
   EXPECT_EQ(all.size(), static_cast<size_t>(written));
   EXPECT_TRUE(warnings.empty()) << warnings[0];
+}
+
+// Volumes are handed to WriteBehind as they grow (8 MiB steps), unless the
+// options turn it off; either way every result reads back.
+TEST(ArchiveWriterWriteBehindTest, VolumesAreWrittenBehindUnlessTurnedOff) {
+  for (bool on : {true, false}) {
+    const std::string base = TempBase(on ? "wb_on" : "wb_off");
+    ArchiveOptions o = Options(3);
+    o.write_behind = on;
+    auto w = ArchiveWriter::Create(base, o, {100, 0});
+    ASSERT_OK(w);
+    format::Desc d = U64Desc(kPmid);
+    ASSERT_OK((*w)->AddDesc(d));
+    format::Result r = OneValue(100, 0);
+    r.sets[0].values.resize(100'000, r.sets[0].values[0]);  // ~2 MB a result
+    WriteBehind::Global().Drain();
+    const WriteBehind::Stats before = WriteBehind::Global().stats();
+    for (int i = 0; i < 10; ++i) {
+      r.timestamp.sec = 100 + i;
+      ASSERT_OK((*w)->AppendResult(r));
+    }
+    ASSERT_OK((*w)->Close());
+    WriteBehind::Global().Drain();
+    const WriteBehind::Stats after = WriteBehind::Global().stats();
+    EXPECT_EQ(after.ranges - before.ranges, on ? 2u : 0u) << "write_behind " << on;
+    EXPECT_EQ(after.errors, before.errors);
+    EXPECT_EQ(ReadAll(base).size(), 10u);
+  }
 }
 
 TEST(ArchiveWriterV2Test, TimesPast32BitSecondsNeedV3) {

@@ -23,6 +23,8 @@ namespace {
 
 using ::mmvlog::testing::NewTempDir;
 
+constexpr StreamOptions kVolume{.preallocate = true, .write_behind = true};
+
 struct stat Stat(const std::string& path) {
   struct stat st {};
   EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
@@ -42,7 +44,8 @@ TEST(WritableFileTest, PreallocatedVolumeShowsOnlyWhatWasWrittenAndGivesTheRestB
   const std::string dir = NewTempDir("wf");
   if (!FallocateWorks(dir)) GTEST_SKIP() << "no fallocate on " << dir;
   const std::string path = dir + "/a.0";
-  absl::StatusOr<std::unique_ptr<WritableFile>> f = OpenWritableFile(path, false, true);
+  absl::StatusOr<std::unique_ptr<WritableFile>> f =
+      OpenWritableFile(path, false, {.preallocate = true});
   ASSERT_OK(f);
   std::vector<uint8_t> want;
   for (int i = 0; i < 100; ++i) {
@@ -69,7 +72,7 @@ TEST(WritableFileTest, PreallocatedVolumeShowsOnlyWhatWasWrittenAndGivesTheRestB
 TEST(WritableFileTest, VolumeOfManyMegabytesReadsBackWhole) {
   const std::string dir = NewTempDir("wf");
   const std::string path = dir + "/a.0";
-  absl::StatusOr<std::unique_ptr<WritableFile>> f = OpenWritableFile(path, false, true);
+  absl::StatusOr<std::unique_ptr<WritableFile>> f = OpenWritableFile(path, false, kVolume);
   ASSERT_OK(f);
   const WriteBehind::Stats before = WriteBehind::Global().stats();
   std::vector<uint8_t> rec(1 << 20);
@@ -95,11 +98,25 @@ TEST(WritableFileTest, VolumeOfManyMegabytesReadsBackWhole) {
   }
 }
 
+TEST(WritableFileTest, WithoutWriteBehindNothingIsHandedOver) {
+  const std::string dir = NewTempDir("wf");
+  absl::StatusOr<std::unique_ptr<WritableFile>> f =
+      OpenWritableFile(dir + "/a.0", false, {.preallocate = true});
+  ASSERT_OK(f);
+  const WriteBehind::Stats before = WriteBehind::Global().stats();
+  const std::vector<uint8_t> rec(1 << 20, 'x');
+  for (int i = 0; i < 20; ++i) ASSERT_OK((*f)->Append(rec));
+  ASSERT_OK((*f)->Close());
+  WriteBehind::Global().Drain();
+  const WriteBehind::Stats after = WriteBehind::Global().stats();
+  EXPECT_EQ(after.ranges + after.dropped, before.ranges + before.dropped);
+}
+
 TEST(WritableFileTest, AppendingReopenedFileContinuesAtItsEnd) {
   const std::string dir = NewTempDir("wf");
   const std::string path = dir + "/a.0";
   for (int round = 0; round < 3; ++round) {
-    absl::StatusOr<std::unique_ptr<WritableFile>> f = OpenWritableFile(path, round > 0, true);
+    absl::StatusOr<std::unique_ptr<WritableFile>> f = OpenWritableFile(path, round > 0, kVolume);
     ASSERT_OK(f);
     EXPECT_EQ((*f)->size(), round * 3u);
     const std::vector<uint8_t> rec(3, static_cast<uint8_t>('a' + round));
