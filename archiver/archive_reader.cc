@@ -17,9 +17,9 @@
 #include "archiver/compress.h"
 #include "archiver/posix_file.h"
 #include "format/archive_format.h"
+#include "format/archive_result.h"
 #include "format/endian.h"
 #include "format/errors.h"
-#include "format/result_decode.h"
 
 namespace mmvlog::archiver {
 namespace {

@@ -8,7 +8,6 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
-#include "archiver/write_behind.h"
 
 namespace mmvlog::archiver {
 namespace {
@@ -21,14 +20,25 @@ class PosixWritableFile final : public WritableFile {
         size_(size),
         reserved_(size),
         written_back_(size),
-        write_behind_(stream.write_behind),
-        reserve_(stream.preallocate) {}
+        reserve_(stream.preallocate) {
+    if (stream.write_behind) {
+      behind_ = stream.behind != nullptr ? stream.behind : &WriteBehind::Global();
+      behind_error_ = std::make_shared<std::atomic<int>>(0);
+    }
+  }
   ~PosixWritableFile() override {
     if (fd_ >= 0) ::close(fd_);
   }
 
   absl::Status Append(std::span<const uint8_t> data) override {
     if (!status_.ok()) return status_;
+    if (behind_error_ != nullptr && behind_error_->load() != 0) {
+      status_ = absl::ErrnoToStatus(
+          behind_error_->load(),
+          absl::StrCat("write back ", path_, " (data before offset ", written_back_,
+                       ") failed"));
+      return status_;
+    }
     if (fd_ < 0) return absl::FailedPreconditionError(absl::StrCat(path_, ": closed"));
     if (reserve_ && size_ + data.size() > reserved_) Reserve(data.size());
     size_t done = 0;
@@ -47,7 +57,7 @@ class PosixWritableFile final : public WritableFile {
       done += static_cast<size_t>(n);
     }
     size_ += data.size();
-    if (write_behind_ && size_ - written_back_ >= kWriteBehindBytes) StartWriteBehind();
+    if (behind_ != nullptr && size_ - written_back_ >= kWriteBehindBytes) StartWriteBehind();
     return absl::OkStatus();
   }
 
@@ -64,6 +74,12 @@ class PosixWritableFile final : public WritableFile {
     // Give back the blocks reserved beyond what was written.
     if (reserved_ > size_ && ::ftruncate(fd_, static_cast<off_t>(size_)) != 0) {
       // Not an error: the blocks stay reserved past the end, unseen by readers.
+    }
+    // The tail too: nothing more is written to it. Its errors have no one
+    // to go to; a caller that wants them calls Sync first.
+    if (behind_ != nullptr && size_ > written_back_) {
+      behind_->Submit(fd_, static_cast<off_t>(written_back_),
+                      static_cast<off_t>(size_ - written_back_));
     }
     if (::close(fd_) != 0 && status_.ok()) {
       status_ = absl::ErrnoToStatus(errno, absl::StrCat("close ", path_));
@@ -97,16 +113,18 @@ class PosixWritableFile final : public WritableFile {
   // (RocksDB's bytes_per_sync, plus the drop). Left to itself the kernel
   // lets gigabytes of a fast recording pile up dirty, writes them back in
   // bursts that appends stall behind, and every append copies into a fresh
-  // page: at 200 MB/s (100k values every 10 ms) 0.1-1.5 % of the ticks were
-  // missed at 45-60 % of a core; with write-behind and the drop none, at
-  // 11 % (bench/README.md, "schedule"). Whole pages only: the last partial
-  // page is still being written to.
+  // page: at 200 MB/s (100k values every 10 ms) 0.8 % of the ticks were
+  // missed; starting writeback without the wait and the drop, 0.1-1.5 % at
+  // 45-60 % of a core; with both, none at 11 % (bench/README.md,
+  // "schedule"). Whole pages only: the last partial page is still being
+  // written to.
   void StartWriteBehind() {
     const uint64_t end = size_ & ~uint64_t{4095};
     if (end <= written_back_) return;
-    WriteBehind::Global().Submit(fd_, static_cast<off_t>(written_back_),
-                                 static_cast<off_t>(end - written_back_));
-    written_back_ = end;
+    if (behind_->Submit(fd_, static_cast<off_t>(written_back_),
+                        static_cast<off_t>(end - written_back_), behind_error_)) {
+      written_back_ = end;  // else the next append tries again
+    }
   }
   static constexpr uint64_t kWriteBehindBytes = 8 << 20;
 
@@ -115,7 +133,8 @@ class PosixWritableFile final : public WritableFile {
   uint64_t size_;
   uint64_t reserved_;  // bytes of disk the file holds (>= size_ once reserved)
   uint64_t written_back_;  // writeback started up to here
-  const bool write_behind_;
+  WriteBehind* behind_ = nullptr;  // null: no write-behind
+  std::shared_ptr<std::atomic<int>> behind_error_;  // set by the worker
   bool reserve_;       // off after a failed reservation
   absl::Status status_;  // the first error; sticky
 };

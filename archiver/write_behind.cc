@@ -2,14 +2,45 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <string>
 #include <utility>
+
+#include "absl/strings/str_cat.h"
 
 namespace mmvlog::archiver {
 
+namespace {
+
+// A descriptor of fd's file with a file description of its own (see the
+// header), or a dup where /proc is not mounted. -1 on failure.
+int OwnDescriptor(int fd) {
+  const std::string proc = absl::StrCat("/proc/self/fd/", fd);
+  const int own = ::open(proc.c_str(), O_RDONLY | O_CLOEXEC);
+  return own >= 0 ? own : ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+}
+
+// Starts `fn` on a thread with every signal blocked: the recorder's main
+// thread waits for SIGINT/SIGTERM/SIGHUP in its sleep, and they must reach
+// it there, not the worker.
+std::thread StartWithSignalsBlocked(std::function<void()> fn) {
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  std::thread t(std::move(fn));
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  return t;
+}
+
+}  // namespace
+
 WriteBehind::WriteBehind(RangeFn fn, size_t max_queued)
-    : fn_(std::move(fn)), max_queued_(max_queued), worker_([this] { Run(); }) {}
+    : fn_(std::move(fn)),
+      max_queued_(max_queued),
+      worker_(StartWithSignalsBlocked([this] { Run(); })) {}
 
 WriteBehind::~WriteBehind() {
   {
@@ -31,18 +62,19 @@ WriteBehind& WriteBehind::Global() {
   return *global;
 }
 
-bool WriteBehind::Submit(int fd, off_t offset, off_t length) {
+bool WriteBehind::Submit(int fd, off_t offset, off_t length,
+                         std::shared_ptr<std::atomic<int>> error) {
   std::unique_lock<std::mutex> lock(mu_);
   if (stop_ || queue_.size() >= max_queued_) {
     ++stats_.dropped;
     return false;
   }
-  const int dup = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
-  if (dup < 0) {
+  const int own = OwnDescriptor(fd);
+  if (own < 0) {
     ++stats_.dropped;
     return false;
   }
-  queue_.push_back(Range{dup, offset, length});
+  queue_.push_back(Range{own, offset, length, std::move(error)});
   lock.unlock();
   wake_.notify_one();
   return true;
@@ -63,12 +95,16 @@ void WriteBehind::Run() {
   for (;;) {
     wake_.wait(lock, [this] { return stop_ || !queue_.empty(); });
     if (queue_.empty()) return;  // stopping, and nothing left
-    const Range r = queue_.front();
+    const Range r = std::move(queue_.front());
     queue_.pop_front();
     busy_ = true;
     lock.unlock();
     const int err = fn_(r.fd, r.offset, r.length);
     ::close(r.fd);
+    if (err != 0 && r.error != nullptr) {
+      int none = 0;
+      r.error->compare_exchange_strong(none, err);
+    }
     lock.lock();
     busy_ = false;
     ++stats_.ranges;

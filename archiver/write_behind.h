@@ -13,17 +13,26 @@
 // full, for milliseconds at 200 MB/s; on the sampler's thread it made the
 // schedule worse than doing nothing.
 //
-// Advisory: a request the worker cannot take (queue full, dup failed) is
-// dropped, and the kernel writes those pages back on its own schedule.
+// Advisory: a request the worker cannot take (queue full, no descriptor) is
+// dropped, and the kernel writes those pages back on its own schedule. A
+// range that fails to reach the disk is reported back to its file (see
+// Submit), which makes it the file's error.
+//
+// The worker uses a file description of its own (opened through
+// /proc/self/fd), not a dup of the caller's: the kernel reports a writeback
+// error once per file description, and the worker's wait must not consume
+// the error the writer's fdatasync is owed.
 #ifndef MMVLOG_ARCHIVER_WRITE_BEHIND_H_
 #define MMVLOG_ARCHIVER_WRITE_BEHIND_H_
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -42,16 +51,19 @@ class WriteBehind {
   WriteBehind& operator=(const WriteBehind&) = delete;
 
   // The process's instance: sync_file_range (write, and wait for it), then
-  // posix_fadvise(DONTNEED). Never destroyed: files may be closed during
-  // static destruction.
+  // posix_fadvise(DONTNEED). Never destroyed: joining its thread at exit
+  // would make exit wait for disk I/O that the kernel finishes anyway.
   static WriteBehind& Global();
 
-  // Queues [offset, offset + length) of `fd` (a dup is kept until the range
-  // is done, so the caller may close fd at once). Never blocks on I/O.
-  // Returns false if the request was dropped.
-  bool Submit(int fd, off_t offset, off_t length);
+  // Queues [offset, offset + length) of `fd`. The worker opens its own
+  // descriptor of the file now and keeps it until the range is done, so the
+  // caller may close fd at once. If the range fails, its errno is stored in
+  // `*error` (when given and still 0). Never blocks on I/O. Returns false if
+  // the request was dropped.
+  bool Submit(int fd, off_t offset, off_t length,
+              std::shared_ptr<std::atomic<int>> error = nullptr);
 
-  // Waits until every range submitted so far is done (tests, shutdown).
+  // Waits until the queue is empty and the worker idle (tests, benchmarks).
   void Drain();
 
   struct Stats {
@@ -67,6 +79,7 @@ class WriteBehind {
     int fd;
     off_t offset;
     off_t length;
+    std::shared_ptr<std::atomic<int>> error;
   };
   void Run();
 

@@ -67,21 +67,20 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "archiver/archive_writer.h"
+#include "bench/bench_archive.h"
 #include "format/archive_format.h"
-#include "format/archive_meta.h"
 #include "format/archive_result.h"
 #include "format/archive_types.h"
 #include "format/endian.h"
-#include "format/pm_units.h"
 #include "format/result_template.h"
 
 namespace mmvlog {
 namespace {
 
 constexpr int kVersion = 2;
-constexpr int kDomain = 245;
-constexpr int kIndomSerial = 0;
-constexpr int64_t kStartSec = 1'700'000'000;
+constexpr int kDomain = bench::kBenchDomain;
+constexpr int kIndomSerial = bench::kBenchIndomSerial;
+constexpr int64_t kStartSec = bench::kBenchStartSec;
 constexpr uint64_t kValueBase = 1'000'000'000'000;
 
 // The shape of a result: `metrics` x `instances` values.
@@ -183,7 +182,7 @@ void BM_EncodeResult(benchmark::State& state) {
 }
 
 // A new archive <dir>/a with the descriptors and the instance domain of
-// `shape` written.
+// `shape` written (bench::AddBenchMetadata).
 absl::StatusOr<std::unique_ptr<archiver::ArchiveWriter>> NewWriter(const std::string& dir,
                                                                    Shape shape) {
   archiver::ArchiveOptions options;
@@ -193,26 +192,10 @@ absl::StatusOr<std::unique_ptr<archiver::ArchiveWriter>> NewWriter(const std::st
   absl::StatusOr<std::unique_ptr<archiver::ArchiveWriter>> writer =
       archiver::ArchiveWriter::Create(dir + "/a", options, {kStartSec, 0});
   if (!writer.ok()) return writer.status();
-  format::PmUnits count;
-  count.dim_count = 1;
-  const uint32_t indom = format::InDomBuild(kDomain, kIndomSerial);
-  for (int m = 0; m < shape.metrics; ++m) {
-    format::Desc desc;
-    desc.pmid = format::PmidBuild(kDomain, 0, m);
-    desc.type = format::kTypeU64;
-    desc.indom = indom;
-    desc.sem = format::kSemCounter;
-    desc.units = format::UnitsToWord(count);
-    desc.names = {MetricName(m)};
-    if (absl::Status s = (*writer)->AddDesc(desc); !s.ok()) return s;
+  if (absl::Status s = bench::AddBenchMetadata(shape.metrics, shape.instances, writer->get());
+      !s.ok()) {
+    return s;
   }
-  format::InDom in;
-  in.timestamp = {kStartSec, 0};
-  in.indom = indom;
-  for (int i = 0; i < shape.instances; ++i) {
-    in.instances.push_back({i, InstanceName(i)});
-  }
-  if (absl::Status s = (*writer)->AddInDom(in); !s.ok()) return s;
   return writer;
 }
 

@@ -14,9 +14,6 @@
 namespace mmvlog::bench {
 namespace {
 
-constexpr int kDomain = 245;
-constexpr int kIndomSerial = 0;
-constexpr int64_t kStartSec = 1'700'000'000;
 constexpr uint64_t kValueBase = 1'000'000'000'000;
 
 }  // namespace
@@ -26,6 +23,27 @@ uint64_t BenchValue(int64_t x, int64_t k) {
   return kValueBase + 1000 * ux + uk * (37 * (ux % 997 + 1)) + (uk * uk * ux) % 11;
 }
 
+absl::Status AddBenchMetadata(int metrics, int instances, archiver::ArchiveWriter* w) {
+  format::PmUnits count;
+  count.dim_count = 1;
+  const uint32_t indom = format::InDomBuild(kBenchDomain, kBenchIndomSerial);
+  for (int m = 0; m < metrics; ++m) {
+    format::Desc desc;
+    desc.pmid = format::PmidBuild(kBenchDomain, 0, m);
+    desc.type = format::kTypeU64;
+    desc.indom = indom;
+    desc.sem = format::kSemCounter;
+    desc.units = format::UnitsToWord(count);
+    desc.names = {absl::StrCat("bench.m", m)};
+    if (absl::Status s = w->AddDesc(desc); !s.ok()) return s;
+  }
+  format::InDom in;
+  in.timestamp = {kBenchStartSec, 0};
+  in.indom = indom;
+  for (int i = 0; i < instances; ++i) in.instances.push_back({i, absl::StrCat("i", i)});
+  return w->AddInDom(in);
+}
+
 absl::Status WriteBenchArchive(const std::string& base, const BenchArchiveSpec& spec) {
   archiver::ArchiveOptions options;
   options.version = spec.version;
@@ -33,37 +51,20 @@ absl::Status WriteBenchArchive(const std::string& base, const BenchArchiveSpec& 
   options.timezone = "UTC";
   options.zoneinfo = ":Etc/UTC";
   absl::StatusOr<std::unique_ptr<archiver::ArchiveWriter>> writer =
-      archiver::ArchiveWriter::Create(base, options, {kStartSec, 0});
+      archiver::ArchiveWriter::Create(base, options, {kBenchStartSec, 0});
   if (!writer.ok()) return writer.status();
   archiver::ArchiveWriter& w = **writer;
-  format::PmUnits count;
-  count.dim_count = 1;
-  const uint32_t indom = format::InDomBuild(kDomain, kIndomSerial);
-  for (int m = 0; m < spec.metrics; ++m) {
-    format::Desc desc;
-    desc.pmid = format::PmidBuild(kDomain, 0, m);
-    desc.type = format::kTypeU64;
-    desc.indom = indom;
-    desc.sem = format::kSemCounter;
-    desc.units = format::UnitsToWord(count);
-    desc.names = {absl::StrCat("bench.m", m)};
-    if (absl::Status s = w.AddDesc(desc); !s.ok()) return s;
-  }
-  format::InDom in;
-  in.timestamp = {kStartSec, 0};
-  in.indom = indom;
-  for (int i = 0; i < spec.instances; ++i) in.instances.push_back({i, absl::StrCat("i", i)});
-  if (absl::Status s = w.AddInDom(in); !s.ok()) return s;
+  if (absl::Status s = AddBenchMetadata(spec.metrics, spec.instances, &w); !s.ok()) return s;
   format::Result r;
   r.sets.resize(spec.metrics);
   for (int m = 0; m < spec.metrics; ++m) {
-    r.sets[m].pmid = format::PmidBuild(kDomain, 0, m);
+    r.sets[m].pmid = format::PmidBuild(kBenchDomain, 0, m);
     r.sets[m].type = format::kTypeU64;
     r.sets[m].values.resize(spec.instances);
     for (int i = 0; i < spec.instances; ++i) r.sets[m].values[i].inst = i;
   }
   for (int k = 0; k < spec.samples; ++k) {
-    r.timestamp = {kStartSec + int64_t{k} * spec.interval_sec, 0};
+    r.timestamp = {kBenchStartSec + int64_t{k} * spec.interval_sec, 0};
     int64_t x = 0;
     for (format::ValueSet& set : r.sets) {
       for (format::ResultValue& v : set.values) v.u64 = BenchValue(x++, k);

@@ -28,6 +28,7 @@
 #include "absl/time/time.h"
 #include "archiver/posix_file.h"
 #include "archiver/recorder.h"
+#include "archiver/write_behind.h"
 #include "format/endian.h"
 #include "format/mmv_reader.h"
 #include "format/mmv_writer.h"
@@ -103,6 +104,7 @@ void RecorderSample(benchmark::State& state, bool write_behind) {
   // it as the template later samples store values into.
   t += absl::Seconds(1);
   if (!recorder.Sample(t).ok()) std::abort();
+  archiver::WriteBehind::Global().Drain();  // nothing left from the last run
   for (auto _ : state) {
     t += absl::Seconds(1);
     if (!recorder.Sample(t).ok()) std::abort();
@@ -112,24 +114,23 @@ void RecorderSample(benchmark::State& state, bool write_behind) {
   }
   state.SetItemsProcessed(state.iterations() * values);
   (void)recorder.Close();
+  archiver::WriteBehind::Global().Drain();
   if (std::system(absl::StrCat("rm -rf ", dir).c_str()) != 0) std::perror("rm");
 }
 
 void BM_RecorderSample(benchmark::State& state) { RecorderSample(state, false); }
 void BM_RecorderSampleWriteBehind(benchmark::State& state) { RecorderSample(state, true); }
 
-// The reference: one pread of each file's VALUES section, a hand-made v2
-// pmResult (one pmValueSet per metric, DPTR U64 blocks), one write(2).
-void BM_BareLoop(benchmark::State& state) {
-  const int64_t values = state.range(0);
-  const std::string dir = TempDir();
-  std::vector<std::string> paths = WriteFiles(dir, values);
-  struct File {
-    int fd;
-    format::MmvFile mmv;
-    std::vector<uint8_t> buf;
-  };
-  std::vector<File> files;
+// The MMV files of WriteFiles, opened and parsed, with a buffer for each
+// one's VALUES section.
+struct ValuesFile {
+  int fd;
+  format::MmvFile mmv;
+  std::vector<uint8_t> buf;
+};
+
+std::vector<ValuesFile> OpenFiles(const std::vector<std::string>& paths) {
+  std::vector<ValuesFile> files;
   for (const std::string& p : paths) {
     absl::StatusOr<std::string> bytes = archiver::ReadWholeFile(p);
     absl::StatusOr<format::MmvFile> mmv = format::ParseMmv(
@@ -137,6 +138,15 @@ void BM_BareLoop(benchmark::State& state) {
     if (!mmv.ok()) std::abort();
     files.push_back({::open(p.c_str(), O_RDONLY), *mmv, std::vector<uint8_t>(mmv->values_size)});
   }
+  return files;
+}
+
+// The reference: one pread of each file's VALUES section, a hand-made v2
+// pmResult (one pmValueSet per metric, DPTR U64 blocks), one write(2).
+void BM_BareLoop(benchmark::State& state) {
+  const int64_t values = state.range(0);
+  const std::string dir = TempDir();
+  std::vector<ValuesFile> files = OpenFiles(WriteFiles(dir, values));
   const int out = ::open((dir + "/bare.0").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   std::vector<uint8_t> rec;
   uint32_t sec = 1'700'000'000;
@@ -144,7 +154,7 @@ void BM_BareLoop(benchmark::State& state) {
   for (auto _ : state) {
     rec.clear();
     size_t nsets = 0;
-    for (const File& f : files) nsets += f.mmv.metrics.size();
+    for (const ValuesFile& f : files) nsets += f.mmv.metrics.size();
     const size_t header = 4 + 12;  // length + sec, usec, numpmid
     const size_t sets = nsets * 12 + static_cast<size_t>(values) * 8;
     const size_t blocks = static_cast<size_t>(values) * 12;
@@ -156,7 +166,7 @@ void BM_BareLoop(benchmark::State& state) {
     format::StoreBig32(p + 12, static_cast<uint32_t>(nsets));
     size_t at = header, block = header + sets;
     uint32_t pmid = 0;
-    for (File& f : files) {
+    for (ValuesFile& f : files) {
       if (::pread(f.fd, f.buf.data(), f.buf.size(), static_cast<off_t>(f.mmv.values_offset)) < 0) std::abort();
       size_t v = 0;
       for (size_t m = 0; m < f.mmv.metrics.size(); ++m) {
@@ -186,28 +196,8 @@ void BM_BareLoop(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * values);
   ::close(out);
-  for (File& f : files) ::close(f.fd);
+  for (ValuesFile& f : files) ::close(f.fd);
   if (std::system(absl::StrCat("rm -rf ", dir).c_str()) != 0) std::perror("rm");
-}
-
-// The MMV files of WriteFiles, opened and parsed, with a buffer for each
-// one's VALUES section.
-struct ValuesFile {
-  int fd;
-  format::MmvFile mmv;
-  std::vector<uint8_t> buf;
-};
-
-std::vector<ValuesFile> OpenFiles(const std::vector<std::string>& paths) {
-  std::vector<ValuesFile> files;
-  for (const std::string& p : paths) {
-    absl::StatusOr<std::string> bytes = archiver::ReadWholeFile(p);
-    absl::StatusOr<format::MmvFile> mmv = format::ParseMmv(
-        std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()));
-    if (!mmv.ok()) std::abort();
-    files.push_back({::open(p.c_str(), O_RDONLY), *mmv, std::vector<uint8_t>(mmv->values_size)});
-  }
-  return files;
 }
 
 // LOGIMPORT (libpcp_import) recording the same files as the recorder: its

@@ -13,9 +13,10 @@
 //
 //   BM_DecodeResult      the volume's bytes in memory (read outside the
 //                        timing): RecordScanner framing, format::DecodeResult
-//                        and format::ValueFromDecoded for every value: the
-//                        general decoder, which replay used before it had
-//                        its own path.
+//                        (DecodeResultInto into a fresh DecodedResult per
+//                        record) and format::ValueFromDecoded for every
+//                        value: the general path, which replay used before
+//                        it had its own.
 //   BM_DecodeResultInto  the same bytes: framing, format::DecodeResultInto
 //                        into one reused DecodedResult and
 //                        format::FixedValueFromDecoded for every value (what
@@ -123,9 +124,11 @@ Shape ShapeOf(const benchmark::State& state) {
   return s;
 }
 
-// The first volume's bytes.
-absl::StatusOr<std::vector<uint8_t>> VolumeBytes(const std::string& base) {
-  absl::StatusOr<std::unique_ptr<archiver::ArchiveReader>> r = archiver::ArchiveReader::Open(base);
+// The first volume's bytes of the archive of `spec`.
+absl::StatusOr<std::vector<uint8_t>> VolumeBytes(const bench::BenchArchiveSpec& spec) {
+  absl::StatusOr<std::string> base = TheArchives().Get(spec);
+  if (!base.ok()) return base.status();
+  absl::StatusOr<std::unique_ptr<archiver::ArchiveReader>> r = archiver::ArchiveReader::Open(*base);
   if (!r.ok()) return r.status();
   std::error_code ec;
   const std::string path = (*r)->volumes().at(0);
@@ -140,11 +143,28 @@ absl::StatusOr<std::vector<uint8_t>> VolumeBytes(const std::string& base) {
   return bytes;
 }
 
+// Adds every value of `r`, read as U64 with FixedValueFromDecoded (what
+// ArchiveReader::NextInto's callers do), to `*sum`, and their number to
+// `*n`. False if a value is not a U64.
+bool AddU64Values(const format::DecodedResult& r, uint64_t* sum, int64_t* n) {
+  uint64_t s = 0;  // locals: `sum` and `n` may alias, so no store per value
+  int64_t count = 0;
+  for (const format::DecodedValueSet& set : r.sets) {
+    for (const format::DecodedValue& v : set.values) {
+      format::FixedValue f;
+      if (!format::FixedValueFromDecoded(v, set.valfmt, format::kTypeU64, &f)) return false;
+      s += f.u64;
+    }
+    count += static_cast<int64_t>(set.values.size());
+  }
+  *sum += s;
+  *n += count;
+  return true;
+}
+
 void BM_DecodeResult(benchmark::State& state) {
   const Shape shape = ShapeOf(state);
-  absl::StatusOr<std::string> base = TheArchives().Get(shape.spec);
-  if (!base.ok()) return state.SkipWithError(base.status().ToString().c_str());
-  absl::StatusOr<std::vector<uint8_t>> bytes = VolumeBytes(*base);
+  absl::StatusOr<std::vector<uint8_t>> bytes = VolumeBytes(shape.spec);
   if (!bytes.ok()) return state.SkipWithError(bytes.status().ToString().c_str());
   for (auto _ : state) {
     format::RecordScanner scanner(*bytes, 0);
@@ -176,9 +196,7 @@ void BM_DecodeResult(benchmark::State& state) {
 
 void BM_DecodeResultInto(benchmark::State& state) {
   const Shape shape = ShapeOf(state);
-  absl::StatusOr<std::string> base = TheArchives().Get(shape.spec);
-  if (!base.ok()) return state.SkipWithError(base.status().ToString().c_str());
-  absl::StatusOr<std::vector<uint8_t>> bytes = VolumeBytes(*base);
+  absl::StatusOr<std::vector<uint8_t>> bytes = VolumeBytes(shape.spec);
   if (!bytes.ok()) return state.SkipWithError(bytes.status().ToString().c_str());
   format::DecodedResult r;
   for (auto _ : state) {
@@ -194,16 +212,7 @@ void BM_DecodeResultInto(benchmark::State& state) {
           !s.ok()) {
         return state.SkipWithError(s.ToString().c_str());
       }
-      for (const format::DecodedValueSet& set : r.sets) {
-        for (const format::DecodedValue& v : set.values) {
-          format::FixedValue f;
-          if (!format::FixedValueFromDecoded(v, set.valfmt, format::kTypeU64, &f)) {
-            return state.SkipWithError("bad value");
-          }
-          sum += f.u64;
-        }
-        n += static_cast<int64_t>(set.values.size());
-      }
+      if (!AddU64Values(r, &sum, &n)) return state.SkipWithError("bad value");
     }
     if (n != shape.values()) return state.SkipWithError("wrong number of values");
     benchmark::DoNotOptimize(sum);
@@ -227,16 +236,7 @@ void BM_ArchiveReaderNext(benchmark::State& state) {
       absl::StatusOr<bool> more = (*reader)->NextInto(&r);
       if (!more.ok()) return state.SkipWithError(more.status().ToString().c_str());
       if (!*more) break;
-      for (const format::DecodedValueSet& set : r.sets) {
-        for (const format::DecodedValue& v : set.values) {
-          format::FixedValue f;
-          if (!format::FixedValueFromDecoded(v, set.valfmt, format::kTypeU64, &f)) {
-            return state.SkipWithError("bad value");
-          }
-          sum += f.u64;
-        }
-        n += static_cast<int64_t>(set.values.size());
-      }
+      if (!AddU64Values(r, &sum, &n)) return state.SkipWithError("bad value");
     }
     if (n != shape.values()) return state.SkipWithError("wrong number of values");
     benchmark::DoNotOptimize(sum);

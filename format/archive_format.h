@@ -163,6 +163,27 @@ inline constexpr bool IsInsituType(int32_t type) {
   return type == kType32 || type == kTypeU32;
 }
 
+// Bytes of a fixed-size value inside its pmValueBlock (without the header
+// and padding): 8 for 64-bit ints and DOUBLE, 4 for FLOAT; 0 for every other
+// type (the INSITU types, and those whose size varies by value).
+inline constexpr size_t FixedBlockValueSize(int32_t type) {
+  switch (type) {
+    case kType64:
+    case kTypeU64:
+    case kTypeDouble:
+      return 8;
+    case kTypeFloat:
+      return 4;
+    default:
+      return 0;
+  }
+}
+
+// `n` rounded up to a multiple of 4: each pmValueBlock is padded to 32 bits
+// (with kValueBlockPadByte).
+inline constexpr size_t PadTo32Bits(size_t n) { return (n + 3) & ~size_t{3}; }
+static_assert(PadTo32Bits(kValueBlockHeader + 5) == 12);  // "abcd\0" + "~~~"
+
 // A <mark> record: a result with numpmid 0.
 inline constexpr size_t kMarkRecordV2 = kFrameOverhead + kResultHeaderV2;
 inline constexpr size_t kMarkRecordV3 = kFrameOverhead + kResultHeaderV3;

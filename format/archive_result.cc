@@ -14,24 +14,13 @@
 namespace mmvlog::format {
 namespace {
 
-size_t Padded(size_t n) { return (n + 3) & ~size_t{3}; }
-
 bool HasValues(const ValueSet& s) { return s.error == 0 && !s.values.empty(); }
 
 // Bytes of a value inside its pmValueBlock, without header and padding.
 size_t BlockValueSize(int32_t type, const ResultValue& v) {
-  switch (type) {
-    case kType64:
-    case kTypeU64:
-    case kTypeDouble:
-      return 8;
-    case kTypeFloat:
-      return 4;
-    case kTypeString:
-      return v.bytes.size() + 1;  // with its NUL
-    default:
-      return v.bytes.size();
-  }
+  if (const size_t fixed = FixedBlockValueSize(type); fixed != 0) return fixed;
+  if (type == kTypeString) return v.bytes.size() + 1;  // with its NUL
+  return v.bytes.size();
 }
 
 size_t SetSize(const ValueSet& s) {
@@ -42,17 +31,12 @@ size_t SetSize(const ValueSet& s) {
 size_t BlocksSize(const ValueSet& s) {
   if (!HasValues(s) || IsInsituType(s.type)) return 0;
   // Fixed-size types: every block is the same size (no walk over values).
-  switch (s.type) {
-    case kType64:
-    case kTypeU64:
-    case kTypeDouble:
-      return s.values.size() * Padded(kValueBlockHeader + 8);
-    case kTypeFloat:
-      return s.values.size() * Padded(kValueBlockHeader + 4);
+  if (const size_t fixed = FixedBlockValueSize(s.type); fixed != 0) {
+    return s.values.size() * PadTo32Bits(kValueBlockHeader + fixed);
   }
   size_t n = 0;
   for (const ResultValue& v : s.values) {
-    n += Padded(kValueBlockHeader + BlockValueSize(s.type, v));
+    n += PadTo32Bits(kValueBlockHeader + BlockValueSize(s.type, v));
   }
   return n;
 }
@@ -165,10 +149,10 @@ void EncodeResult(int version, const Result& r, std::vector<uint8_t>* out) {
                    (static_cast<uint32_t>(s.type) & 0xff) << 24 |
                        static_cast<uint32_t>(length));
         StoreBlockValue(s.type, v, rec + block_pos + kValueBlockHeader);
-        if (Padded(length) != length) {
-          std::memset(rec + block_pos + length, kValueBlockPadByte, Padded(length) - length);
+        if (PadTo32Bits(length) != length) {
+          std::memset(rec + block_pos + length, kValueBlockPadByte, PadTo32Bits(length) - length);
         }
-        block_pos += Padded(length);
+        block_pos += PadTo32Bits(length);
       }
       pos += kValueSize;
     }
@@ -177,33 +161,36 @@ void EncodeResult(int version, const Result& r, std::vector<uint8_t>* out) {
   StoreBig32(rec + block_pos, static_cast<uint32_t>(size));
 }
 
-absl::StatusOr<DecodedResult> DecodeResult(int version,
-                                           std::span<const uint8_t> payload,
-                                           uint64_t record_offset) {
+// Headers are read through ByteReader (a few words per set); a set's values
+// are read straight from the bytes once the numval check has proved they are
+// all there. Between the two passes a PM_VAL_DPTR value's `block` points at
+// its own 8-byte pmValue (where its offset word is, and the file offset
+// errors name), so no side list of block references is needed.
+absl::Status DecodeResultInto(int version, std::span<const uint8_t> payload,
+                              uint64_t record_offset, DecodedResult* out) {
   if (version != kLogVersion2 && version != kLogVersion3) {
     return absl::UnimplementedError(
         absl::StrCat("archive version ", version, " not supported"));
   }
   const uint64_t base = record_offset + 4;  // file offset of payload[0]
   ByteReader r(payload, base);
-  DecodedResult result;
   if (version == kLogVersion2) {
-    result.timestamp.sec = r.ReadBigI32();
+    out->timestamp.sec = r.ReadBigI32();
     const uint64_t at = r.offset();
     const uint32_t usec = r.ReadBig32();
     if (usec >= kUsecPerSec) {
       return DataLossAt(at, absl::StrCat("result microseconds ", usec,
                                          " out of range"));
     }
-    result.timestamp.nsec = usec * 1000;
+    out->timestamp.nsec = usec * 1000;
   } else {
-    result.timestamp.sec =
+    out->timestamp.sec =
         static_cast<int64_t>(V3SecondsWordSwap(r.ReadBig64()));
     const uint64_t at = r.offset();
-    result.timestamp.nsec = r.ReadBig32();
-    if (result.timestamp.nsec >= kNsecPerSec) {
+    out->timestamp.nsec = r.ReadBig32();
+    if (out->timestamp.nsec >= kNsecPerSec) {
       return DataLossAt(at, absl::StrCat("result nanoseconds ",
-                                         result.timestamp.nsec,
+                                         out->timestamp.nsec,
                                          " out of range"));
     }
   }
@@ -218,20 +205,19 @@ absl::StatusOr<DecodedResult> DecodeResult(int version,
                       absl::StrCat("numpmid ", numpmid, " impossible with ",
                                    r.remaining(), " bytes left"));
   }
-  result.sets.resize(numpmid);
+  out->sets.resize(numpmid);
 
-  struct BlockRef {
-    DecodedValue* value;
-    uint32_t word;
-    uint64_t at;  // file offset of the pmValue's offset word
-  };
-  std::vector<BlockRef> refs;
-  for (DecodedValueSet& set : result.sets) {
+  bool any_dptr = false;
+  for (DecodedValueSet& set : out->sets) {
     set.pmid = r.ReadBig32();
     const uint64_t numval_at = r.offset();
     set.numval = r.ReadBigI32();
     if (!r.ok()) return AsDataLoss(r.status());
-    if (set.numval <= 0) continue;  // no valfmt word, no values
+    if (set.numval <= 0) {  // no valfmt word, no values
+      set.valfmt = 0;
+      set.values.clear();
+      continue;
+    }
     const uint64_t valfmt_at = r.offset();
     set.valfmt = r.ReadBigI32();
     if (!r.ok()) return AsDataLoss(r.status());
@@ -246,14 +232,22 @@ absl::StatusOr<DecodedResult> DecodeResult(int version,
                                      r.remaining(), " bytes left"));
     }
     set.values.resize(set.numval);
-    for (DecodedValue& v : set.values) {
-      v.inst = r.ReadBigI32();
-      const uint64_t at = r.offset();
-      const uint32_t word = r.ReadBig32();
-      if (set.valfmt == kValInsitu) {
-        v.insitu = word;
-      } else {
-        refs.push_back({&v, word, at});
+    const uint8_t* p = r.ReadBytes(set.values.size() * kValueSize).data();
+    if (set.valfmt == kValInsitu) {
+      for (DecodedValue& v : set.values) {
+        v.inst = static_cast<int32_t>(LoadBig32(p));
+        v.insitu = LoadBig32(p + 4);
+        v.block_type = 0;
+        v.block = {};
+        p += kValueSize;
+      }
+    } else {
+      any_dptr = true;
+      for (DecodedValue& v : set.values) {
+        v.inst = static_cast<int32_t>(LoadBig32(p));
+        v.insitu = 0;
+        v.block = std::span<const uint8_t>(p, kValueSize);  // see above
+        p += kValueSize;
       }
     }
   }
@@ -261,39 +255,48 @@ absl::StatusOr<DecodedResult> DecodeResult(int version,
 
   const size_t sets_end = r.position();
   size_t end = sets_end;  // end of the last block, padded
-  for (const BlockRef& ref : refs) {
-    // Position in the payload: the word counts 32-bit units from 8 bytes
-    // before the record's length field (kDptrPduBias), i.e. from 12 bytes
-    // before the payload.
-    const uint64_t from_record = uint64_t{ref.word} * 4;
-    const uint64_t bias = kDptrPduBias + 4;
-    if (from_record < bias + sets_end ||
-        from_record - bias + kValueBlockHeader > payload.size()) {
-      return DataLossAt(ref.at,
-                        absl::StrCat("value block offset ", ref.word,
-                                     " words lies outside the value blocks "
-                                     "(payload bytes ", sets_end, " to ",
-                                     payload.size(), ")"));
+  if (any_dptr) {
+    // The word counts 32-bit units from 8 bytes before the record's length
+    // field (kDptrPduBias), i.e. from 12 bytes before the payload.
+    constexpr uint64_t kBias = kDptrPduBias + 4;
+    const uint8_t* const data = payload.data();
+    const size_t size = payload.size();
+    for (DecodedValueSet& set : out->sets) {
+      if (set.numval <= 0 || set.valfmt != kValDptr) continue;
+      for (DecodedValue& v : set.values) {
+        const uint8_t* word_at = v.block.data() + 4;
+        const uint32_t word = LoadBig32(word_at);
+        const uint64_t from_record = uint64_t{word} * 4;
+        if (from_record < kBias + sets_end ||
+            from_record - kBias + kValueBlockHeader > size) {
+          return DataLossAt(base + static_cast<uint64_t>(word_at - data),
+                            absl::StrCat("value block offset ", word,
+                                         " words lies outside the value "
+                                         "blocks (payload bytes ",
+                                         sets_end, " to ", size, ")"));
+        }
+        const size_t pos = static_cast<size_t>(from_record - kBias);
+        const uint32_t header = LoadBig32(data + pos);
+        const uint32_t length = header & kValueBlockMaxLength;
+        if (length < kValueBlockHeader) {
+          return DataLossAt(base + pos,
+                            absl::StrCat("value block length ", length, " < ",
+                                         kValueBlockHeader));
+        }
+        const size_t left = size - pos - kValueBlockHeader;
+        if (length - kValueBlockHeader > left) {
+          return DataLossAt(base + pos,
+                            absl::StrCat("value block length ", length,
+                                         " runs past the record end (",
+                                         left + kValueBlockHeader,
+                                         " bytes left)"));
+        }
+        v.block_type = static_cast<uint8_t>(header >> 24);
+        v.block = std::span<const uint8_t>(data + pos + kValueBlockHeader,
+                                           length - kValueBlockHeader);
+        end = std::max(end, PadTo32Bits(pos + length));
+      }
     }
-    const size_t pos = static_cast<size_t>(from_record - bias);
-    ByteReader b(payload.subspan(pos), base + pos);
-    const uint32_t header = b.ReadBig32();
-    if (!b.ok()) return AsDataLoss(b.status());
-    const uint32_t length = header & kValueBlockMaxLength;
-    if (length < kValueBlockHeader) {
-      return DataLossAt(base + pos, absl::StrCat("value block length ", length,
-                                                 " < ", kValueBlockHeader));
-    }
-    if (length - kValueBlockHeader > b.remaining()) {
-      return DataLossAt(base + pos,
-                        absl::StrCat("value block length ", length,
-                                     " runs past the record end (",
-                                     b.remaining() + kValueBlockHeader,
-                                     " bytes left)"));
-    }
-    ref.value->block_type = static_cast<uint8_t>(header >> 24);
-    ref.value->block = b.ReadBytes(length - kValueBlockHeader);
-    end = std::max(end, Padded(pos + length));
   }
   if (end != payload.size()) {
     if (end < payload.size()) {
@@ -302,6 +305,17 @@ absl::StatusOr<DecodedResult> DecodeResult(int version,
     }
     return DataLossAt(base + payload.size(),
                       "last value block is not padded to 32 bits");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<DecodedResult> DecodeResult(int version,
+                                           std::span<const uint8_t> payload,
+                                           uint64_t record_offset) {
+  DecodedResult result;
+  if (absl::Status s = DecodeResultInto(version, payload, record_offset, &result);
+      !s.ok()) {
+    return s;
   }
   return result;
 }

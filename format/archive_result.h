@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "format/archive_format.h"
 #include "format/archive_types.h"
@@ -80,7 +81,8 @@ void EncodeResult(int version, const Result& r, std::vector<uint8_t>* out);
 // The exact number of bytes EncodeResult appends (including framing).
 size_t EncodedResultSize(int version, const Result& r);
 
-// A decoded pmValue. Spans point into the payload given to DecodeResult.
+// A decoded pmValue. Spans point into the payload given to DecodeResult
+// (or DecodeResultInto).
 struct DecodedValue {
   int32_t inst = 0;
   uint32_t insitu = 0;     // valfmt kValInsitu: the 32-bit value
@@ -116,6 +118,14 @@ struct DecodedResult {
 absl::StatusOr<DecodedResult> DecodeResult(int version,
                                            std::span<const uint8_t> payload,
                                            uint64_t record_offset);
+
+// The same decoding into a caller-owned `*out`, replacing what it held and
+// reusing its vectors, so a stream of records of the same shape allocates
+// nothing after the first (DecodeResult is this into a fresh DecodedResult).
+// The spans in `out` point into `payload`. On error `*out` holds a partial
+// decoding and must not be used. Errors: as DecodeResult.
+absl::Status DecodeResultInto(int version, std::span<const uint8_t> payload,
+                              uint64_t record_offset, DecodedResult* out);
 
 // Converts a decoded value of a set with `valfmt` to a ResultValue for a
 // metric of `type` (the ResultValue field used is as for ValueSet).

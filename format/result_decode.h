@@ -1,12 +1,8 @@
-// The fast path for decoding pmResult records (see archive_result.h for the
-// record layout; normative: LOGARCHIVE(5), "ARCHIVE VOLUME RECORDS"), for
+// The fast path for reading the values of decoded pmResult records (see
+// archive_result.h; normative: LOGARCHIVE(5), "ARCHIVE VOLUME RECORDS"), for
 // readers that go through many records: replay, check, the archive reader.
-//
-// DecodeResultInto decodes into a caller-owned DecodedResult and reuses its
-// vectors, so a stream of records with the same shape allocates nothing
-// after the first. It accepts and rejects exactly what DecodeResult does,
-// with the same status (code and message) for every input: the two are
-// checked against each other by tests/format/result_decode_test.cc.
+// They decode each record with DecodeResultInto (archive_result.h) into one
+// reused DecodedResult, then convert its values here.
 //
 // FixedValueFromDecoded converts a value of a fixed-size numeric type the
 // way ValueFromDecoded does, without building a ResultValue.
@@ -15,23 +11,12 @@
 
 #include <bit>
 #include <cstdint>
-#include <span>
 
-#include "absl/status/status.h"
 #include "format/archive_format.h"
 #include "format/archive_result.h"
 #include "format/endian.h"
 
 namespace mmvlog::format {
-
-// Decodes one record payload (framing removed) of a version 2 or 3 volume
-// into `*out`, replacing what it held. Same contract as DecodeResult: the
-// spans in `out` point into `payload`; `record_offset` is the file offset of
-// the record's leading length, and errors name file offsets. On error
-// `*out` holds a partial decoding and must not be used.
-// Errors: Unimplemented (version), DataLoss (anything inconsistent).
-absl::Status DecodeResultInto(int version, std::span<const uint8_t> payload,
-                              uint64_t record_offset, DecodedResult* out);
 
 // A number of a fixed-size type, in the member ValueFromDecoded would use:
 // i64 for kType32 and kType64, u64 for kTypeU32 and kTypeU64, f64 for

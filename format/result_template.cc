@@ -9,23 +9,6 @@
 #include "format/endian.h"
 
 namespace mmvlog::format {
-namespace {
-
-// Bytes of a fixed-size value inside its block; 0 for variable sizes.
-size_t FixedBlockValueSize(int32_t type) {
-  switch (type) {
-    case kType64:
-    case kTypeU64:
-    case kTypeDouble:
-      return 8;
-    case kTypeFloat:
-      return 4;
-    default:
-      return 0;
-  }
-}
-
-}  // namespace
 
 std::optional<ResultTemplate> ResultTemplate::FromLayout(int version, Timestamp timestamp,
                                                          std::span<const SetLayout> sets) {
@@ -45,7 +28,7 @@ std::optional<ResultTemplate> ResultTemplate::FromLayout(int version, Timestamp 
     if (!IsInsituType(s.type)) {
       const size_t value = FixedBlockValueSize(s.type);
       if (value == 0) return std::nullopt;
-      size += ((kValueBlockHeader + value + 3) & ~size_t{3}) * s.instances.size();
+      size += PadTo32Bits(kValueBlockHeader + value) * s.instances.size();
     }
   }
   assert(size <= std::numeric_limits<uint32_t>::max());
@@ -83,7 +66,7 @@ std::optional<ResultTemplate> ResultTemplate::FromLayout(int version, Timestamp 
     } else {
       const size_t length = kValueBlockHeader + FixedBlockValueSize(s.type);
       slots.first = block_pos + kValueBlockHeader;
-      slots.stride = (length + 3) & ~size_t{3};
+      slots.stride = PadTo32Bits(length);
     }
     for (int32_t inst : s.instances) {
       StoreBig32(rec + pos, static_cast<uint32_t>(inst));

@@ -9,8 +9,10 @@
 
 #include <cstdint>
 #include <string>
+#include <mutex>
 #include <vector>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "archiver/posix_file.h"
@@ -74,6 +76,7 @@ TEST(WritableFileTest, VolumeOfManyMegabytesReadsBackWhole) {
   const std::string path = dir + "/a.0";
   absl::StatusOr<std::unique_ptr<WritableFile>> f = OpenWritableFile(path, false, kVolume);
   ASSERT_OK(f);
+  WriteBehind::Global().Drain();
   const WriteBehind::Stats before = WriteBehind::Global().stats();
   std::vector<uint8_t> rec(1 << 20);
   for (int i = 0; i < 24; ++i) {
@@ -103,6 +106,7 @@ TEST(WritableFileTest, WithoutWriteBehindNothingIsHandedOver) {
   absl::StatusOr<std::unique_ptr<WritableFile>> f =
       OpenWritableFile(dir + "/a.0", false, {.preallocate = true});
   ASSERT_OK(f);
+  WriteBehind::Global().Drain();
   const WriteBehind::Stats before = WriteBehind::Global().stats();
   const std::vector<uint8_t> rec(1 << 20, 'x');
   for (int i = 0; i < 20; ++i) ASSERT_OK((*f)->Append(rec));
@@ -110,6 +114,69 @@ TEST(WritableFileTest, WithoutWriteBehindNothingIsHandedOver) {
   WriteBehind::Global().Drain();
   const WriteBehind::Stats after = WriteBehind::Global().stats();
   EXPECT_EQ(after.ranges + after.dropped, before.ranges + before.dropped);
+}
+
+struct Handed {
+  off_t offset;
+  off_t length;
+  int access;
+};
+
+// A WriteBehind that records what it is handed, failing from `fail_at` on.
+struct Recording {
+  explicit Recording(off_t fail_at = -1)
+      : behind([this, fail_at](int fd, off_t offset, off_t length) {
+          std::lock_guard<std::mutex> lock(mu);
+          handed.push_back({offset, length, ::fcntl(fd, F_GETFL) & O_ACCMODE});
+          return fail_at >= 0 && offset >= fail_at ? EIO : 0;
+        }) {}
+  std::mutex mu;
+  std::vector<Handed> handed;
+  WriteBehind behind;
+};
+
+TEST(WritableFileTest, WriteBehindGetsWholePagesInOrderThenTheTailAtClose) {
+  const std::string dir = NewTempDir("wf");
+  Recording rec;
+  absl::StatusOr<std::unique_ptr<WritableFile>> f = OpenWritableFile(
+      dir + "/a.0", false, {.preallocate = true, .write_behind = true, .behind = &rec.behind});
+  ASSERT_OK(f);
+  const std::vector<uint8_t> odd(1'000'003, 'x');  // appends that end mid-page
+  for (int i = 0; i < 30; ++i) ASSERT_OK((*f)->Append(odd));
+  ASSERT_OK((*f)->Close());
+  rec.behind.Drain();
+  const off_t size = 30 * 1'000'003;
+  ASSERT_GE(rec.handed.size(), 4u);
+  off_t next = 0;
+  for (size_t i = 0; i < rec.handed.size(); ++i) {
+    const Handed& h = rec.handed[i];
+    EXPECT_EQ(h.offset, next) << "range " << i << " is not contiguous";
+    EXPECT_EQ(h.access, O_RDONLY) << "range " << i << ": not the worker's own description";
+    if (i + 1 < rec.handed.size()) {
+      EXPECT_EQ(h.offset % 4096, 0) << i;
+      EXPECT_EQ(h.length % 4096, 0) << i;
+      EXPECT_GE(h.length, 8 << 20) << i;
+    }
+    next = h.offset + h.length;
+  }
+  EXPECT_EQ(next, size) << "the tail was not handed over at Close";
+}
+
+TEST(WritableFileTest, AFailedWriteBackBecomesTheFilesStickyError) {
+  const std::string dir = NewTempDir("wf");
+  Recording rec(/*fail_at=*/0);
+  const std::string path = dir + "/a.0";
+  absl::StatusOr<std::unique_ptr<WritableFile>> f =
+      OpenWritableFile(path, false, {.write_behind = true, .behind = &rec.behind});
+  ASSERT_OK(f);
+  const std::vector<uint8_t> mib(1 << 20, 'x');
+  for (int i = 0; i < 8; ++i) ASSERT_OK((*f)->Append(mib));  // the 8th hands over 8 MiB
+  rec.behind.Drain();
+  const absl::Status s = (*f)->Append(mib);
+  EXPECT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.message()), ::testing::HasSubstr("write back " + path));
+  EXPECT_EQ((*f)->Append(mib), s);  // sticky
+  EXPECT_EQ((*f)->size(), 8u << 20);  // nothing written after the error
 }
 
 TEST(WritableFileTest, AppendingReopenedFileContinuesAtItsEnd) {

@@ -10,7 +10,11 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <future>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -29,6 +33,8 @@ struct Seen {
   off_t offset;
   off_t length;
   ino_t ino;
+  int access;   // O_ACCMODE bits of the worker's descriptor
+  int cloexec;  // FD_CLOEXEC of it
 };
 
 int OpenScratch(const std::string& name) {
@@ -48,7 +54,8 @@ TEST(WriteBehindTest, RangesRunInOrderOnADupTheCallerMayCloseAtOnce) {
   std::vector<Seen> seen;
   WriteBehind wb([&](int fd, off_t offset, off_t length) {
     std::lock_guard<std::mutex> lock(mu);
-    seen.push_back({fd, offset, length, Inode(fd)});
+    seen.push_back({fd, offset, length, Inode(fd), ::fcntl(fd, F_GETFL) & O_ACCMODE,
+                    ::fcntl(fd, F_GETFD) & FD_CLOEXEC});
     return 0;
   });
   const int fd = OpenScratch("a");
@@ -62,6 +69,10 @@ TEST(WriteBehindTest, RangesRunInOrderOnADupTheCallerMayCloseAtOnce) {
     EXPECT_EQ(seen[i].offset, i * 4096);
     EXPECT_EQ(seen[i].length, 4096 * (i + 1));
     EXPECT_EQ(seen[i].ino, ino) << "range " << i << " saw another file";
+    // Its own file description (the caller's is O_RDWR): a writeback error
+    // the worker waits for stays owed to the caller's fdatasync too.
+    EXPECT_EQ(seen[i].access, O_RDONLY) << "range " << i << " got a dup";
+    EXPECT_NE(seen[i].cloexec, 0) << "range " << i;
     bytes += 4096 * (i + 1);
     // Closed once its range was done.
     EXPECT_EQ(::fcntl(seen[i].fd, F_GETFD), -1) << "range " << i << " fd left open";
@@ -101,14 +112,22 @@ TEST(WriteBehindTest, AFullQueueDropsInsteadOfBlocking) {
   ::close(fd);
 }
 
-TEST(WriteBehindTest, ErrorsAreCountedAndTheWorkerGoesOn) {
-  WriteBehind wb([](int, off_t offset, off_t) { return offset == 0 ? EIO : 0; });
+TEST(WriteBehindTest, TheFirstErrorGoesBackToItsFileAndTheWorkerGoesOn) {
+  WriteBehind wb([](int, off_t offset, off_t) {
+    return offset == 4096 ? EIO : offset == 8192 ? ENOSPC : 0;
+  });
   const int fd = OpenScratch("a");
-  EXPECT_TRUE(wb.Submit(fd, 0, 4096));
-  EXPECT_TRUE(wb.Submit(fd, 4096, 4096));
+  auto error = std::make_shared<std::atomic<int>>(0);
+  auto other = std::make_shared<std::atomic<int>>(0);
+  EXPECT_TRUE(wb.Submit(fd, 0, 4096, other));
+  EXPECT_TRUE(wb.Submit(fd, 4096, 4096, error));
+  EXPECT_TRUE(wb.Submit(fd, 8192, 4096, error));
+  EXPECT_TRUE(wb.Submit(fd, 12288, 4096));
   wb.Drain();
-  EXPECT_EQ(wb.stats().errors, 1u);
-  EXPECT_EQ(wb.stats().ranges, 2u);
+  EXPECT_EQ(error->load(), EIO);  // the first, not overwritten by ENOSPC
+  EXPECT_EQ(other->load(), 0);
+  EXPECT_EQ(wb.stats().errors, 2u);
+  EXPECT_EQ(wb.stats().ranges, 4u);
   ::close(fd);
 }
 
@@ -130,11 +149,16 @@ TEST(WriteBehindTest, DestructionFinishesWhatWasQueued) {
 // Pages of [0, length) of fd in the page cache.
 size_t ResidentPages(int fd, size_t length) {
   void* p = ::mmap(nullptr, length, PROT_READ, MAP_SHARED, fd, 0);
-  if (p == MAP_FAILED) return length;
+  if (p == MAP_FAILED) {
+    ADD_FAILURE() << "mmap: " << std::strerror(errno);
+    return 0;
+  }
   std::vector<unsigned char> vec(length / 4096);
   size_t n = 0;
   if (::mincore(p, length, vec.data()) == 0) {
     for (unsigned char v : vec) n += v & 1;
+  } else {
+    ADD_FAILURE() << "mincore: " << std::strerror(errno);
   }
   ::munmap(p, length);
   return n;
@@ -145,20 +169,23 @@ TEST(WriteBehindTest, GlobalWritesBackAndDropsARealFileFromTheCache) {
   std::vector<char> page(1 << 20, 'x');
   for (int i = 0; i < 4; ++i) ASSERT_EQ(::write(fd, page.data(), page.size()), 1 << 20);
   WriteBehind& wb = WriteBehind::Global();
+  wb.Drain();
   const WriteBehind::Stats before = wb.stats();
-  ASSERT_EQ(ResidentPages(fd, 4 << 20), 1024u);  // just written: all cached
+  // Whether the drop can be seen: on tmpfs the pages are the file (never
+  // dropped), and some file systems do not cache what was just written.
+  struct statfs fs {};
+  ASSERT_EQ(::fstatfs(fd, &fs), 0);
+  const bool observable = fs.f_type != TMPFS_MAGIC && ResidentPages(fd, 4 << 20) == 1024u;
   ASSERT_TRUE(wb.Submit(fd, 0, 4 << 20));
   wb.Drain();
   const WriteBehind::Stats after = wb.stats();
   EXPECT_EQ(after.ranges - before.ranges, 1u);
   EXPECT_EQ(after.bytes - before.bytes, 4u << 20);
   EXPECT_EQ(after.errors - before.errors, 0u) << "sync_file_range or fadvise failed";
-  struct statfs fs {};
-  ASSERT_EQ(::fstatfs(fd, &fs), 0);
-  if (fs.f_type != TMPFS_MAGIC) {  // tmpfs pages are the file: never dropped
-    EXPECT_LT(ResidentPages(fd, 4 << 20), 64u) << "written pages left in the page cache";
-  }
+  const size_t left = ResidentPages(fd, 4 << 20);
   ::close(fd);
+  if (!observable) GTEST_SKIP() << "the page cache does not show this file system's writes";
+  EXPECT_LT(left, 64u) << "written pages left in the page cache";
 }
 
 }  // namespace

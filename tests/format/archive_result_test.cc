@@ -1,11 +1,14 @@
 // Tests of //format:archive_result: golden bytes (laid out as PCP 6.0.3
 // writes them, see archive_format.h), round trips for every value type in
-// both versions, a seeded random sweep, and decoding errors by byte surgery.
+// both versions, a seeded random sweep, decoding errors by byte surgery, and
+// DecodeResultInto reusing one DecodedResult across records of every shape,
+// truncation and single-byte corruption.
 #include "format/archive_result.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <limits>
@@ -17,7 +20,10 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
 #include "format/archive_format.h"
 #include "format/archive_framing.h"
 #include "format/endian.h"
@@ -654,6 +660,233 @@ TEST(ValueSetFromDecoded, NamesThePmidInErrors) {
   EXPECT_THAT(ValueSetFromDecoded(s, kTypeDouble),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        StartsWith("pmid 77: instance 2: type 5")));
+}
+
+// DecodeResultInto with one DecodedResult reused across records, as the
+// archive reader and replay use it: nothing from an earlier record (of
+// another shape, or a decoding that failed part way) may leak into a later
+// one. The records have sets of every type, error sets and empty sets.
+
+// A result with sets of every type (values of varying sizes, several
+// instances), an error set and an empty set, as `seed` picks them.
+Result RandomResult(uint64_t seed, int max_sets = 8, int max_values = 6) {
+  std::mt19937_64 rng(seed);
+  Result r;
+  r.timestamp = {1'700'000'000 + static_cast<int64_t>(rng() % 1000),
+                 static_cast<uint32_t>(rng() % 1'000'000) * 1000};
+  const int nsets = static_cast<int>(rng() % (max_sets + 1));
+  for (int s = 0; s < nsets; ++s) {
+    ValueSet set;
+    set.pmid = Pmid(static_cast<uint32_t>(s));
+    set.type = static_cast<int32_t>(rng() % 9);  // kType32 .. kTypeAggregateStatic
+    if (rng() % 8 == 0) {
+      set.error = -12345 - static_cast<int32_t>(rng() % 10);
+      r.sets.push_back(set);
+      continue;
+    }
+    const int nvalues = static_cast<int>(rng() % (max_values + 1));
+    for (int v = 0; v < nvalues; ++v) {
+      ResultValue value;
+      value.inst = static_cast<int32_t>(rng() % 100) - 1;
+      value.i64 = static_cast<int64_t>(rng());
+      value.u64 = rng();
+      value.f64 = static_cast<double>(rng() % 100000) / 7;
+      if (set.type == kType32) value.i64 = static_cast<int32_t>(value.i64);
+      if (set.type == kTypeU32) value.u64 = static_cast<uint32_t>(value.u64);
+      if (set.type == kTypeFloat) value.f64 = static_cast<float>(value.f64);
+      if (set.type >= kTypeString) value.bytes = std::string(rng() % 11, 'a' + s);
+      set.values.push_back(value);
+    }
+    r.sets.push_back(set);
+  }
+  return r;
+}
+
+// Decodes `payload` into `*reused` and into a fresh DecodedResult
+// (DecodeResult): the same status, and when OK the same decoding with the
+// spans at the same places, inside `payload`. Returns the status.
+absl::Status ExpectReusedDecodesAsFresh(int version, std::span<const uint8_t> payload,
+                                        DecodedResult* reused, const std::string& where) {
+  const absl::StatusOr<DecodedResult> want = DecodeResult(version, payload, kRecordAt);
+  const absl::Status got = DecodeResultInto(version, payload, kRecordAt, reused);
+  if (!want.ok()) {
+    EXPECT_EQ(got, want.status()) << where;
+    return got;
+  }
+  EXPECT_THAT(got, IsOk()) << where;
+  if (!got.ok()) return got;
+  EXPECT_EQ(reused->timestamp, want->timestamp) << where;
+  EXPECT_EQ(reused->sets.size(), want->sets.size()) << where;
+  for (size_t s = 0; s < std::min(reused->sets.size(), want->sets.size()); ++s) {
+    const DecodedValueSet& a = want->sets[s];
+    const DecodedValueSet& b = reused->sets[s];
+    EXPECT_EQ(b.pmid, a.pmid) << where;
+    EXPECT_EQ(b.numval, a.numval) << where;
+    EXPECT_EQ(b.valfmt, a.valfmt) << where;
+    EXPECT_EQ(b.values.size(), a.values.size()) << where;
+    for (size_t v = 0; v < std::min(a.values.size(), b.values.size()); ++v) {
+      EXPECT_EQ(b.values[v].inst, a.values[v].inst) << where;
+      EXPECT_EQ(b.values[v].insitu, a.values[v].insitu) << where;
+      EXPECT_EQ(b.values[v].block_type, a.values[v].block_type) << where;
+      EXPECT_EQ(b.values[v].block.data(), a.values[v].block.data()) << where;
+      EXPECT_EQ(b.values[v].block.size(), a.values[v].block.size()) << where;
+      if (b.valfmt == kValDptr) {
+        EXPECT_GE(b.values[v].block.data(), payload.data()) << where;
+        EXPECT_LE(b.values[v].block.data() + b.values[v].block.size(),
+                  payload.data() + payload.size())
+            << where;
+      }
+    }
+  }
+  return got;
+}
+
+// `s` is DataLoss, its message "offset <N>: ..." with first <= N <= last.
+void ExpectDataLossWithin(const absl::Status& s, uint64_t first, uint64_t last,
+                          const std::string& where) {
+  ASSERT_EQ(s.code(), absl::StatusCode::kDataLoss) << where << ": " << s;
+  absl::string_view m = s.message();
+  uint64_t at = 0;
+  ASSERT_TRUE(absl::ConsumePrefix(&m, "offset ") &&
+              absl::SimpleAtoi(m.substr(0, m.find(':')), &at))
+      << where << ": " << s;
+  EXPECT_GE(at, first) << where << ": " << s;
+  EXPECT_LE(at, last) << where << ": " << s;
+}
+
+TEST(DecodeResultInto, ReusedResultDecodesAsAFreshOne) {
+  for (int version : {kLogVersion2, kLogVersion3}) {
+    DecodedResult reused;
+    std::vector<std::vector<uint8_t>> payloads;  // kept: spans point into them
+    for (uint64_t seed = 0; seed < 300; ++seed) {
+      payloads.push_back(PayloadOf(version, RandomResult(seed * 7 + 1)));
+      EXPECT_OK(ExpectReusedDecodesAsFresh(version, payloads.back(), &reused,
+                                           absl::StrCat("v", version, " record ", seed)));
+    }
+  }
+}
+
+TEST(DecodeResultInto, MarkRecords) {
+  for (int version : {kLogVersion2, kLogVersion3}) {
+    Result mark;
+    mark.timestamp = {1'700'000'123, 456'000};
+    DecodedResult reused;
+    const std::vector<uint8_t> full = PayloadOf(version, RandomResult(5));
+    ASSERT_OK(DecodeResultInto(version, full, kRecordAt, &reused));
+    const std::vector<uint8_t> payload = PayloadOf(version, mark);
+    ASSERT_OK(DecodeResultInto(version, payload, kRecordAt, &reused));
+    EXPECT_TRUE(reused.is_mark());
+    EXPECT_EQ(reused.timestamp, mark.timestamp);
+  }
+}
+
+TEST(DecodeResultInto, OtherVersionsAreUnimplemented) {
+  const std::vector<uint8_t> payload = PayloadOf(kLogVersion3, RandomResult(1));
+  DecodedResult out;
+  EXPECT_THAT(DecodeResultInto(4, payload, kRecordAt, &out),
+              StatusIs(absl::StatusCode::kUnimplemented, HasSubstr("version 4")));
+}
+
+// Tests of DecodeResultInto's error paths over many damaged records follow.
+// Each damage is DataLoss at an offset inside the payload (exactly where it
+// can be told from the damage), and a reused result that held a failed
+// decoding decodes the next record as a fresh one does.
+
+TEST(DecodeResultInto, EveryTruncationIsDataLossInsideThePayload) {
+  for (int version : {kLogVersion2, kLogVersion3}) {
+    for (uint64_t seed = 0; seed < 40; ++seed) {
+      const std::vector<uint8_t> payload = PayloadOf(version, RandomResult(seed));
+      DecodedResult reused;
+      for (size_t n = 0; n < payload.size(); ++n) {
+        const std::string where = absl::StrCat("v", version, " seed ", seed, " length ", n);
+        ExpectDataLossWithin(
+            DecodeResultInto(version, std::span<const uint8_t>(payload).first(n), kRecordAt,
+                             &reused),
+            kPayloadAt, kPayloadAt + n, where);
+        EXPECT_OK(ExpectReusedDecodesAsFresh(version, payload, &reused, where));
+      }
+    }
+  }
+}
+
+TEST(DecodeResultInto, EverySingleByteCorruptionIsDataLossOrAValidDecoding) {
+  for (int version : {kLogVersion2, kLogVersion3}) {
+    for (uint64_t seed = 0; seed < 40; ++seed) {
+      const std::vector<uint8_t> payload = PayloadOf(version, RandomResult(seed, 4, 4));
+      DecodedResult reused;
+      for (size_t i = 0; i < payload.size(); ++i) {
+        for (uint8_t mask : {0x01, 0x04, 0x10, 0x80, 0xff}) {
+          std::vector<uint8_t> bad = payload;
+          bad[i] ^= mask;
+          const std::string where =
+              absl::StrCat("v", version, " seed ", seed, " byte ", i, " ^ ", int{mask});
+          const absl::Status s = ExpectReusedDecodesAsFresh(version, bad, &reused, where);
+          if (!s.ok()) ExpectDataLossWithin(s, kPayloadAt, kPayloadAt + bad.size(), where);
+        }
+      }
+    }
+  }
+}
+
+TEST(DecodeResultInto, OffsetWordAndBlockHeaderSurgery) {
+  // Every pmValue word of a DPTR record set to offsets around and inside
+  // the sets and blocks, past the end, and to extreme values (blocks
+  // overlapping or shared); and the first block's header set to every
+  // length 0..40 and type 0..9.
+  for (int version : {kLogVersion2, kLogVersion3}) {
+    Result r;
+    r.timestamp = {1'700'000'000, 0};
+    r.sets = {Set(Pmid(1), kTypeU64, {U64(100, 0), U64(101, 1), U64(102, 2)}),
+              Set(Pmid(2), kTypeString, {Str("hello")})};
+    const std::vector<uint8_t> payload = PayloadOf(version, r);
+    const size_t header = version == kLogVersion2 ? kResultHeaderV2 : kResultHeaderV3;
+    const size_t sets_end = header + 2 * kValueSetHeader + 4 * kValueSize;
+    std::vector<size_t> words;  // payload positions of the offset words
+    for (int i = 0; i < 3; ++i) words.push_back(header + kValueSetHeader + i * kValueSize + 4);
+    words.push_back(header + kValueSetHeader + 3 * kValueSize + kValueSetHeader + 4);
+    DecodedResult reused;
+    for (size_t w : words) {
+      for (uint32_t value : {0u, 1u, 2u, 3u, 10u, 20u, 25u, 26u, 27u, 28u, 29u, 30u, 31u, 32u,
+                             33u, 34u, 40u, 100u, 0x3fffffffu, 0x40000000u, 0xffffffffu}) {
+        std::vector<uint8_t> bad = payload;
+        StoreBig32(bad.data() + w, value);
+        const std::string where = absl::StrCat("v", version, " word at ", w, " = ", value);
+        const absl::Status s = ExpectReusedDecodesAsFresh(version, bad, &reused, where);
+        // Payload position of the block: the word counts from 12 bytes
+        // before the payload (kDptrPduBias).
+        const uint64_t from_record = uint64_t{value} * 4;
+        if (from_record < kDptrPduBias + 4 + sets_end ||
+            from_record - kDptrPduBias - 4 + kValueBlockHeader > bad.size()) {
+          EXPECT_THAT(s, IsDataLossAt(kPayloadAt + w,
+                                      absl::StrCat("value block offset ", value,
+                                                   " words lies outside the value blocks")))
+              << where;
+        } else if (!s.ok()) {
+          ExpectDataLossWithin(s, kPayloadAt, kPayloadAt + bad.size(), where);
+        }
+      }
+    }
+    const size_t block = sets_end;  // the first block
+    for (uint32_t length = 0; length <= 40; ++length) {
+      for (uint32_t type = 0; type < 10; ++type) {
+        std::vector<uint8_t> bad = payload;
+        StoreBig32(bad.data() + block, type << 24 | length);
+        const std::string where =
+            absl::StrCat("v", version, " block length ", length, " type ", type);
+        const absl::Status s = ExpectReusedDecodesAsFresh(version, bad, &reused, where);
+        if (length < kValueBlockHeader) {
+          EXPECT_THAT(s, IsDataLossAt(kPayloadAt + block,
+                                      absl::StrCat("value block length ", length, " < 4")))
+              << where;
+        } else if (s.ok()) {
+          EXPECT_EQ(reused.sets[0].values[0].block_type, type) << where;
+          EXPECT_EQ(reused.sets[0].values[0].block.size(), length - kValueBlockHeader) << where;
+        } else {
+          ExpectDataLossWithin(s, kPayloadAt, kPayloadAt + bad.size(), where);
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
