@@ -631,6 +631,23 @@ TEST(CompressTest, CompressesCompressibleData) {
   EXPECT_EQ(ListDir(dir), std::set<std::string>{"vol.0.zst"});
 }
 
+// Far more than the 8x ReadZstdFile first allocates for: it grows the
+// buffer it decodes into, many times over.
+TEST(CompressTest, HighlyCompressedVolumeReadsBackWhole) {
+  const std::string dir = TempDir("compress_zeros");
+  const std::string path = dir + "/vol.0";
+  std::string data(24 << 20, '\0');
+  for (size_t i = 0; i < data.size(); i += 1 << 20) data[i] = static_cast<char>(i >> 20);
+  WriteFile(path, data);
+  ASSERT_OK(CompressFile(path, 3));
+  absl::StatusOr<struct stat> st = StatPath(path + ".zst");
+  ASSERT_OK(st);
+  EXPECT_LT(st->st_size * 1000, static_cast<off_t>(data.size()));  // > 1000x
+  absl::StatusOr<std::vector<uint8_t>> back = ReadZstdFile(path + ".zst");
+  ASSERT_OK(back);
+  EXPECT_TRUE(*back == AsVector(data)) << "size " << back->size();
+}
+
 TEST(CompressTest, ReplacesAStaleTemporaryFile) {
   // A crash during an earlier compression left <path>.zst.tmp behind.
   const std::string dir = TempDir("compress_stale");
