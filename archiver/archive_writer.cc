@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "archiver/archive_reader.h"
 #include "archiver/recovery.h"
+#include "archiver/write_behind.h"
 #include "format/archive_format.h"
 
 namespace mmvlog::archiver {
@@ -208,7 +209,8 @@ absl::Status ArchiveWriter::NewVolume() {
 }
 
 StreamOptions ArchiveWriter::VolumeStream() const {
-  return {.preallocate = true, .write_behind = options_.write_behind};
+  return {.preallocate = true,
+          .write_behind = options_.write_behind ? &WriteBehind::Global() : nullptr};
 }
 
 uint64_t ArchiveWriter::VolumeLimit() const {

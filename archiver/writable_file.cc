@@ -20,23 +20,18 @@ class PosixWritableFile final : public WritableFile {
         size_(size),
         reserved_(size),
         written_back_(size),
-        reserve_(stream.preallocate) {
-    if (stream.write_behind) {
-      behind_ = stream.behind != nullptr ? stream.behind : &WriteBehind::Global();
-      behind_error_ = std::make_shared<std::atomic<int>>(0);
-    }
-  }
+        behind_(stream.write_behind),
+        behind_error_(behind_ != nullptr ? std::make_shared<std::atomic<int>>(0) : nullptr),
+        reserve_(stream.preallocate) {}
   ~PosixWritableFile() override {
     if (fd_ >= 0) ::close(fd_);
   }
 
   absl::Status Append(std::span<const uint8_t> data) override {
     if (!status_.ok()) return status_;
-    if (behind_error_ != nullptr && behind_error_->load() != 0) {
+    if (const int err = behind_error_ != nullptr ? behind_error_->load() : 0; err != 0) {
       status_ = absl::ErrnoToStatus(
-          behind_error_->load(),
-          absl::StrCat("write back ", path_, " (data before offset ", written_back_,
-                       ") failed"));
+          err, absl::StrCat("write back ", path_, " (data before offset ", written_back_, ") failed"));
       return status_;
     }
     if (fd_ < 0) return absl::FailedPreconditionError(absl::StrCat(path_, ": closed"));
@@ -133,8 +128,8 @@ class PosixWritableFile final : public WritableFile {
   uint64_t size_;
   uint64_t reserved_;  // bytes of disk the file holds (>= size_ once reserved)
   uint64_t written_back_;  // writeback started up to here
-  WriteBehind* behind_ = nullptr;  // null: no write-behind
-  std::shared_ptr<std::atomic<int>> behind_error_;  // set by the worker
+  WriteBehind* const behind_;  // null: no write-behind
+  const std::shared_ptr<std::atomic<int>> behind_error_;  // set by the worker
   bool reserve_;       // off after a failed reservation
   absl::Status status_;  // the first error; sticky
 };

@@ -34,11 +34,12 @@ struct StreamOptions {
   // Reserve disk ahead of the appends in chunks of 8 appends (1-64 MiB)
   // without changing the file's size (Close releases what was not used).
   bool preallocate = false;
-  // Every 8 MiB, and the rest at Close, write back and drop from the page
-  // cache in the background (archiver/write_behind.h). A range that fails
-  // to reach the disk becomes the file's error, returned by the next call.
-  bool write_behind = false;
-  WriteBehind* behind = nullptr;  // nullptr: WriteBehind::Global()
+  // Where to hand every 8 MiB, and the rest at Close, to be written back
+  // and dropped from the page cache in the background (archiver/
+  // write_behind.h; normally WriteBehind::Global()); nullptr: nowhere. A
+  // range that fails to reach the disk becomes the file's error, returned
+  // by the next call.
+  WriteBehind* write_behind = nullptr;
 };
 
 // Creates `path`, failing if it exists (as PCP's __pmLogCreate does), or

@@ -25,7 +25,8 @@ namespace {
 
 using ::mmvlog::testing::NewTempDir;
 
-constexpr StreamOptions kVolume{.preallocate = true, .write_behind = true};
+// How ArchiveWriter opens volumes.
+StreamOptions Volume() { return {.preallocate = true, .write_behind = &WriteBehind::Global()}; }
 
 struct stat Stat(const std::string& path) {
   struct stat st {};
@@ -74,7 +75,7 @@ TEST(WritableFileTest, PreallocatedVolumeShowsOnlyWhatWasWrittenAndGivesTheRestB
 TEST(WritableFileTest, VolumeOfManyMegabytesReadsBackWhole) {
   const std::string dir = NewTempDir("wf");
   const std::string path = dir + "/a.0";
-  absl::StatusOr<std::unique_ptr<WritableFile>> f = OpenWritableFile(path, false, kVolume);
+  absl::StatusOr<std::unique_ptr<WritableFile>> f = OpenWritableFile(path, false, Volume());
   ASSERT_OK(f);
   WriteBehind::Global().Drain();
   const WriteBehind::Stats before = WriteBehind::Global().stats();
@@ -139,7 +140,7 @@ TEST(WritableFileTest, WriteBehindGetsWholePagesInOrderThenTheTailAtClose) {
   const std::string dir = NewTempDir("wf");
   Recording rec;
   absl::StatusOr<std::unique_ptr<WritableFile>> f = OpenWritableFile(
-      dir + "/a.0", false, {.preallocate = true, .write_behind = true, .behind = &rec.behind});
+      dir + "/a.0", false, {.preallocate = true, .write_behind = &rec.behind});
   ASSERT_OK(f);
   const std::vector<uint8_t> odd(1'000'003, 'x');  // appends that end mid-page
   for (int i = 0; i < 30; ++i) ASSERT_OK((*f)->Append(odd));
@@ -167,7 +168,7 @@ TEST(WritableFileTest, AFailedWriteBackBecomesTheFilesStickyError) {
   Recording rec(/*fail_at=*/0);
   const std::string path = dir + "/a.0";
   absl::StatusOr<std::unique_ptr<WritableFile>> f =
-      OpenWritableFile(path, false, {.write_behind = true, .behind = &rec.behind});
+      OpenWritableFile(path, false, {.write_behind = &rec.behind});
   ASSERT_OK(f);
   const std::vector<uint8_t> mib(1 << 20, 'x');
   for (int i = 0; i < 8; ++i) ASSERT_OK((*f)->Append(mib));  // the 8th hands over 8 MiB
@@ -183,7 +184,7 @@ TEST(WritableFileTest, AppendingReopenedFileContinuesAtItsEnd) {
   const std::string dir = NewTempDir("wf");
   const std::string path = dir + "/a.0";
   for (int round = 0; round < 3; ++round) {
-    absl::StatusOr<std::unique_ptr<WritableFile>> f = OpenWritableFile(path, round > 0, kVolume);
+    absl::StatusOr<std::unique_ptr<WritableFile>> f = OpenWritableFile(path, round > 0, Volume());
     ASSERT_OK(f);
     EXPECT_EQ((*f)->size(), round * 3u);
     const std::vector<uint8_t> rec(3, static_cast<uint8_t>('a' + round));
