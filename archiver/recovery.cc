@@ -33,7 +33,9 @@ struct Scan {
   bool torn = false;
   bool has_label = false;
   int version = 0;
-  std::optional<Timestamp> last_result;      // volumes
+  std::optional<Timestamp> first_result;     // volumes
+  uint64_t first_result_offset = 0;
+  std::optional<Timestamp> last_result;
   uint64_t last_result_offset = 0;
   std::vector<std::pair<Timestamp, uint64_t>> timed;  // .meta: (ts, offset)
   bool has_desc = false;                              // .meta: any metric
@@ -67,6 +69,10 @@ absl::StatusOr<Scan> ScanFile(const std::string& path, int kind /*0 meta, 1 vol*
       absl::StatusOr<format::DecodedResult> r =
           format::DecodeResult(version, (*f)->payload, (*f)->offset);
       if (!r.ok()) return format::WithContext(r.status(), path);
+      if (!scan.first_result) {
+        scan.first_result = r->timestamp;
+        scan.first_result_offset = (*f)->offset;
+      }
       scan.last_result = r->timestamp;
       scan.last_result_offset = (*f)->offset;
     } else {
@@ -156,6 +162,7 @@ absl::Status RecoverArchive(absl::string_view name, bool dry_run, RecoveryReport
   std::optional<Timestamp> last;
   int64_t last_volume = -1;
   uint64_t last_offset = 0;
+  std::vector<format::IndexEntry> volume_starts;  // each volume's first record
   std::vector<Scan> scans;
   int64_t last_with_records = -1;
   for (const auto& [n, path] : volumes) {
@@ -193,6 +200,13 @@ absl::Status RecoverArchive(absl::string_view name, bool dry_run, RecoveryReport
       if (absl::Status s = truncate_to(path, vol->good_end, st->st_size); !s.ok()) return s;
     }
     volume_size[n] = vol->good_end;
+    if (vol->first_result) {
+      format::IndexEntry start;
+      start.timestamp = *vol->first_result;
+      start.volume = static_cast<int32_t>(n);
+      start.data_offset = vol->first_result_offset;
+      volume_starts.push_back(start);
+    }
     if (vol->last_result) {
       last = vol->last_result;
       last_volume = n;
@@ -288,20 +302,41 @@ absl::Status RecoverArchive(absl::string_view name, bool dry_run, RecoveryReport
       kept.push_back(*e);
     }
   }
-  // The final entry pmlogger writes at exit: at the last result, with the
-  // .meta offset before any metadata stamped after it.
+  // An added entry's .meta offset: before any metadata stamped after it.
+  auto meta_offset_at = [&](Timestamp when) {
+    for (const auto& [ts, off] : meta->timed) {
+      if (when < ts) return off;
+    }
+    return meta->good_end;
+  };
+  // libpcp positions a reader with the index: if the first entry lies past
+  // the first record it starts reading there, silently skipping what came
+  // before. So each volume's first record gets an entry unless one is kept
+  // for it, as pmlogger writes at the start of each volume.
+  const size_t kept_before_starts = kept.size();
+  for (format::IndexEntry start : volume_starts) {
+    const bool covered = std::any_of(kept.begin(), kept.begin() + kept_before_starts,
+                                     [&](const format::IndexEntry& e) {
+                                       return e.volume == start.volume &&
+                                              e.data_offset <= start.data_offset;
+                                     });
+    if (covered) continue;
+    start.meta_offset = meta_offset_at(start.timestamp);
+    kept.push_back(start);
+    rewrite = true;
+  }
+  if (kept.size() > kept_before_starts) {
+    std::stable_sort(kept.begin(), kept.end(), [](const auto& a, const auto& b) {
+      return std::pair(a.volume, a.data_offset) < std::pair(b.volume, b.data_offset);
+    });
+  }
+  // The final entry pmlogger writes at exit: at the last result.
   if (last) {
     format::IndexEntry fin;
     fin.timestamp = *last;
     fin.volume = static_cast<int32_t>(last_volume);
     fin.data_offset = last_offset;
-    fin.meta_offset = meta->good_end;
-    for (const auto& [ts, off] : meta->timed) {
-      if (*last < ts) {
-        fin.meta_offset = off;
-        break;
-      }
-    }
+    fin.meta_offset = meta_offset_at(*last);
     const bool have_final = !kept.empty() && kept.back().volume == fin.volume &&
                             kept.back().data_offset >= fin.data_offset;
     if (!have_final) {

@@ -2,9 +2,10 @@
 // (kill -9, power loss): every file is cut back to its last complete record
 // (a torn tail is all a crash can leave, since each record is written in one
 // write), index entries that point past the data are dropped, a torn index
-// entry is cut, and a final index entry is added for the last result, as
-// pmlogger writes at exit. The result passes pmlogcheck and holds every
-// record that was complete.
+// entry is cut, each volume's first record gets an entry if it lost its own
+// (PCP starts reading at the first entry), and a final index entry is added
+// for the last result, as pmlogger writes at exit. The result passes
+// pmlogcheck and holds every record that was complete.
 //
 // Damage that is not a torn tail (DataLoss: a record whose two lengths
 // differ in the middle of a file) is reported, not repaired: truncating there

@@ -212,3 +212,19 @@ class Dump:
 def pmlogcheck(base):
     p = subprocess.run(["pmlogcheck", base], capture_output=True, text=True)
     return p.returncode, (p.stdout + p.stderr).strip()
+
+
+def index_entries(path, version):
+    """The whole entries of a .index file after its label, as (volume, .meta
+    offset, volume offset) tuples."""
+    with open(path, "rb") as f:
+        data = f.read()[LABEL_SIZE[version]:]
+    size = INDEX_ENTRY_SIZE[version]
+    out = []
+    for at in range(0, len(data) - size + 1, size):
+        if version == 2:
+            vol, meta, off = struct.unpack_from(">iII", data, at + 8)
+        else:
+            vol, meta, off = struct.unpack_from(">iQQ", data, at + 12)
+        out.append((vol, meta, off))
+    return out
