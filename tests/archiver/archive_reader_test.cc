@@ -24,19 +24,18 @@
 #include "format/archive_framing.h"
 #include "format/archive_result.h"
 #include "format/endian.h"
+#include "tests/archiver/archive_test_util.h"
 #include "tests/testing/status_matchers.h"
 
 namespace mmvlog::archiver {
 namespace {
 
+using ::mmvlog::testing::TempBase;
+using ::mmvlog::testing::TestArchiveOptions;
+
 using ::mmvlog::testing::StatusIs;
 
 constexpr uint32_t kIndom = format::InDomBuild(70, 5);
-
-std::string TempBase(const std::string& name) {
-  static int n = 0;
-  return absl::StrCat(::testing::TempDir(), "/", name, "_", ::getpid(), "_", n++);
-}
 
 // One result of `values` U64 values (instances 0..values-1 of one metric)
 // at second `sec`.
@@ -61,12 +60,7 @@ format::Result Sample(int64_t sec, int values) {
 // one read of the reader (4 MiB).
 std::string WriteArchive(const std::string& name, const std::vector<int>& sizes) {
   const std::string base = TempBase(name);
-  ArchiveOptions o;
-  o.version = 3;
-  o.hostname = "host";
-  o.timezone = "UTC";
-  o.zoneinfo = ":Etc/UTC";
-  auto w = ArchiveWriter::Create(base, o, {1'700'000'000, 0});
+  auto w = ArchiveWriter::Create(base, TestArchiveOptions(3), {1'700'000'000, 0});
   EXPECT_OK(w);
   if (!w.ok()) return base;
   format::Desc d;

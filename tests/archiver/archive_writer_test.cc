@@ -18,10 +18,14 @@
 #include "archiver/posix_file.h"
 #include "archiver/write_behind.h"
 #include "format/archive_format.h"
+#include "tests/archiver/archive_test_util.h"
 #include "tests/testing/status_matchers.h"
 
 namespace mmvlog::archiver {
 namespace {
+
+using ::mmvlog::testing::TempBase;
+using ::mmvlog::testing::TestArchiveOptions;
 
 using ::mmvlog::testing::StatusIs;
 using ::testing::HasSubstr;
@@ -29,11 +33,6 @@ using ::testing::HasSubstr;
 constexpr uint32_t kPmid = format::PmidBuild(70, 1, 1);
 constexpr uint32_t kPmidIndom = format::PmidBuild(70, 1, 2);
 constexpr uint32_t kIndom = format::InDomBuild(70, 2049);
-
-std::string TempBase(const std::string& name) {
-  static int n = 0;
-  return absl::StrCat(::testing::TempDir(), "/", name, "_", ::getpid(), "_", n++);
-}
 
 format::Desc U64Desc(uint32_t pmid, uint32_t indom = format::kIndomNull) {
   format::Desc d;
@@ -56,15 +55,6 @@ format::Result OneValue(int64_t sec, uint64_t v) {
   s.values.push_back(val);
   r.sets.push_back(s);
   return r;
-}
-
-ArchiveOptions Options(int version) {
-  ArchiveOptions o;
-  o.version = version;
-  o.hostname = "host";
-  o.timezone = "UTC";
-  o.zoneinfo = ":Etc/UTC";
-  return o;
 }
 
 std::vector<format::IndexEntry> ReadIndex(const std::string& base) {
@@ -99,7 +89,7 @@ class ArchiveWriterTest : public ::testing::TestWithParam<int> {};
 
 TEST_P(ArchiveWriterTest, LabelsOpenAllThreeFilesWithTheSameStart) {
   const std::string base = TempBase("labels");
-  auto w = ArchiveWriter::Create(base, Options(GetParam()), {1700000000, 5000});
+  auto w = ArchiveWriter::Create(base, TestArchiveOptions(GetParam()), {1700000000, 5000});
   ASSERT_OK(w);
   ASSERT_OK((*w)->Close());
   absl::StatusOr<std::unique_ptr<ArchiveReader>> r = ArchiveReader::Open(base + ".meta");
@@ -112,22 +102,22 @@ TEST_P(ArchiveWriterTest, LabelsOpenAllThreeFilesWithTheSameStart) {
 
 TEST_P(ArchiveWriterTest, RefusesToOverwriteAnExistingArchive) {
   const std::string base = TempBase("exists");
-  auto w = ArchiveWriter::Create(base, Options(GetParam()), {1, 0});
+  auto w = ArchiveWriter::Create(base, TestArchiveOptions(GetParam()), {1, 0});
   ASSERT_OK(w);
   ASSERT_OK((*w)->Close());
-  EXPECT_THAT(ArchiveWriter::Create(base, Options(GetParam()), {1, 0}),
+  EXPECT_THAT(ArchiveWriter::Create(base, TestArchiveOptions(GetParam()), {1, 0}),
               StatusIs(absl::StatusCode::kAlreadyExists, HasSubstr(base + ".meta")));
 }
 
 TEST_P(ArchiveWriterTest, ResultBeforeItsDescIsRefused) {
-  auto w = ArchiveWriter::Create(TempBase("nodesc"), Options(GetParam()), {1, 0});
+  auto w = ArchiveWriter::Create(TempBase("nodesc"), TestArchiveOptions(GetParam()), {1, 0});
   ASSERT_OK(w);
   EXPECT_THAT((*w)->AppendResult(OneValue(1, 1)),
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("before its descriptor")));
 }
 
 TEST_P(ArchiveWriterTest, ResultBeforeItsInDomIsRefused) {
-  auto w = ArchiveWriter::Create(TempBase("noindom"), Options(GetParam()), {1, 0});
+  auto w = ArchiveWriter::Create(TempBase("noindom"), TestArchiveOptions(GetParam()), {1, 0});
   ASSERT_OK(w);
   ASSERT_OK((*w)->AddDesc(U64Desc(kPmidIndom, kIndom)));
   format::Result r = OneValue(1, 1);
@@ -138,7 +128,7 @@ TEST_P(ArchiveWriterTest, ResultBeforeItsInDomIsRefused) {
 }
 
 TEST_P(ArchiveWriterTest, APmidNeverChangesMeaning) {
-  auto w = ArchiveWriter::Create(TempBase("pmid"), Options(GetParam()), {1, 0});
+  auto w = ArchiveWriter::Create(TempBase("pmid"), TestArchiveOptions(GetParam()), {1, 0});
   ASSERT_OK(w);
   ASSERT_OK((*w)->AddDesc(U64Desc(kPmid)));
   ASSERT_OK((*w)->AddDesc(U64Desc(kPmid)));  // identical: no-op
@@ -149,7 +139,7 @@ TEST_P(ArchiveWriterTest, APmidNeverChangesMeaning) {
 }
 
 TEST_P(ArchiveWriterTest, TimestampsMustNotGoBackwards) {
-  auto w = ArchiveWriter::Create(TempBase("backwards"), Options(GetParam()), {1, 0});
+  auto w = ArchiveWriter::Create(TempBase("backwards"), TestArchiveOptions(GetParam()), {1, 0});
   ASSERT_OK(w);
   ASSERT_OK((*w)->AddDesc(U64Desc(kPmid)));
   ASSERT_OK((*w)->AppendResult(OneValue(10, 1)));
@@ -159,7 +149,7 @@ TEST_P(ArchiveWriterTest, TimestampsMustNotGoBackwards) {
 
 TEST_P(ArchiveWriterTest, SwitchesVolumesBySizeWithAnIndexEntryForEach) {
   const std::string base = TempBase("volumes");
-  ArchiveOptions o = Options(GetParam());
+  ArchiveOptions o = TestArchiveOptions(GetParam());
   o.max_volume_bytes = 1000;
   auto w = ArchiveWriter::Create(base, o, {100, 0});
   ASSERT_OK(w);
@@ -189,7 +179,7 @@ TEST_P(ArchiveWriterTest, SwitchesVolumesBySizeWithAnIndexEntryForEach) {
 
 TEST_P(ArchiveWriterTest, UnchangedInDomIsNotRewrittenAndChangesAreDeltasInV3) {
   const std::string base = TempBase("indom");
-  auto w = ArchiveWriter::Create(base, Options(GetParam()), {1, 0});
+  auto w = ArchiveWriter::Create(base, TestArchiveOptions(GetParam()), {1, 0});
   ASSERT_OK(w);
   format::InDom d;
   d.timestamp = {1, 0};
@@ -224,7 +214,7 @@ TEST_P(ArchiveWriterTest, UnchangedInDomIsNotRewrittenAndChangesAreDeltasInV3) {
 
 TEST_P(ArchiveWriterTest, TornTailReadsAsTheEndOfTheData) {
   const std::string base = TempBase("torn");
-  auto w = ArchiveWriter::Create(base, Options(GetParam()), {1, 0});
+  auto w = ArchiveWriter::Create(base, TestArchiveOptions(GetParam()), {1, 0});
   ASSERT_OK(w);
   ASSERT_OK((*w)->AddDesc(U64Desc(kPmid)));
   for (int i = 0; i < 5; ++i) ASSERT_OK((*w)->AppendResult(OneValue(1 + i, i)));
@@ -244,7 +234,7 @@ TEST_P(ArchiveWriterTest, TornTailReadsAsTheEndOfTheData) {
 // with EFBIG part-way through a record, as a full disk does.
 TEST_P(ArchiveWriterTest, WriteFailureIsStickyAndLeavesCompleteRecordsReadable) {
   const std::string base = TempBase("full");
-  auto w = ArchiveWriter::Create(base, Options(GetParam()), {1, 0});
+  auto w = ArchiveWriter::Create(base, TestArchiveOptions(GetParam()), {1, 0});
   ASSERT_OK(w);
   ASSERT_OK((*w)->AddDesc(U64Desc(kPmid)));
   struct rlimit old;
@@ -279,7 +269,7 @@ TEST_P(ArchiveWriterTest, WriteFailureIsStickyAndLeavesCompleteRecordsReadable) 
 TEST(ArchiveWriterWriteBehindTest, VolumesAreWrittenBehindUnlessTurnedOff) {
   for (bool on : {true, false}) {
     const std::string base = TempBase(on ? "wb_on" : "wb_off");
-    ArchiveOptions o = Options(3);
+    ArchiveOptions o = TestArchiveOptions(3);
     o.write_behind = on;
     auto w = ArchiveWriter::Create(base, o, {100, 0});
     ASSERT_OK(w);
@@ -304,12 +294,12 @@ TEST(ArchiveWriterWriteBehindTest, VolumesAreWrittenBehindUnlessTurnedOff) {
 }
 
 TEST(ArchiveWriterV2Test, TimesPast32BitSecondsNeedV3) {
-  auto w = ArchiveWriter::Create(TempBase("y2038"), Options(2), {1, 0});
+  auto w = ArchiveWriter::Create(TempBase("y2038"), TestArchiveOptions(2), {1, 0});
   ASSERT_OK(w);
   ASSERT_OK((*w)->AddDesc(U64Desc(kPmid)));
   EXPECT_THAT((*w)->AppendResult(OneValue(int64_t{1} << 31, 1)),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("use v3")));
-  auto w3 = ArchiveWriter::Create(TempBase("y2038v3"), Options(3), {1, 0});
+  auto w3 = ArchiveWriter::Create(TempBase("y2038v3"), TestArchiveOptions(3), {1, 0});
   ASSERT_OK(w3);
   ASSERT_OK((*w3)->AddDesc(U64Desc(kPmid)));
   EXPECT_OK((*w3)->AppendResult(OneValue(int64_t{1} << 31, 1)));

@@ -22,10 +22,14 @@
 #include "format/archive_format.h"
 #include "format/archive_meta.h"
 #include "format/archive_result.h"
+#include "tests/archiver/archive_test_util.h"
 #include "tests/testing/status_matchers.h"
 
 namespace mmvlog::archiver {
 namespace {
+
+using ::mmvlog::testing::TempBase;
+using ::mmvlog::testing::TestArchiveOptions;
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -36,11 +40,6 @@ constexpr uint32_t kText = format::PmidBuild(70, 1, 3);     // STRING discrete
 constexpr uint32_t kSigned = format::PmidBuild(70, 1, 4);   // 32-bit counter
 constexpr uint32_t kIndom = format::InDomBuild(70, 1);
 constexpr int64_t kStart = 1'700'000'000;
-
-std::string TempBase(const std::string& name) {
-  static int n = 0;
-  return absl::StrCat(::testing::TempDir(), "/", name, "_", ::getpid(), "_", n++);
-}
 
 format::Desc MakeDesc(uint32_t pmid, int32_t type, int32_t sem, uint32_t indom, std::string name) {
   format::Desc d;
@@ -115,12 +114,7 @@ format::Result ToResult(const Sample& s) {
 
 std::string Write(const std::string& name, int64_t start, const std::vector<Sample>& samples) {
   const std::string base = TempBase(name);
-  ArchiveOptions o;
-  o.version = 3;
-  o.hostname = "host";
-  o.timezone = "UTC";
-  o.zoneinfo = ":Etc/UTC";
-  auto w = ArchiveWriter::Create(base, o, {start, 0});
+  auto w = ArchiveWriter::Create(base, TestArchiveOptions(3), {start, 0});
   EXPECT_OK(w);
   if (!w.ok()) return base;
   EXPECT_OK((*w)->AddDesc(MakeDesc(kCounter, format::kTypeU64, format::kSemCounter, kIndom, "app.requests")));
