@@ -4,10 +4,17 @@
 # Usage: bash bazel/setup.sh [--no-pcp]   (--no-pcp: build and demo only)
 set -euo pipefail
 
-BUILD_PKGS=(bazel-bootstrap g++ libabsl-dev libzstd-dev zstd libgtest-dev googletest libbenchmark-dev)
-# chromium: tests/cmd/plot_test renders replay --plot's SVG headless.
+# libcli11-dev: the command line (header-only CLI11); libjs-dygraphs: the
+# charting library inlined into replay --html's pages.
+BUILD_PKGS=(bazel-bootstrap g++ libabsl-dev libzstd-dev zstd libgtest-dev googletest libbenchmark-dev
+            libcli11-dev libjs-dygraphs)
+# chromium: tests/cmd/plot_test renders replay --plot's SVG and --html's page headless.
 # xz-utils, liblzma-dev: the xz baseline of bench/compress_bench.
-PCP_LIBS=(libpcp3-dev libpcp-mmv1-dev libpcp-import1-dev python3-pcp xz-utils liblzma-dev chromium)
+# man-db, groff-base: tests/cmd/man_test renders docs/mmvlog.1 with man -l.
+# bash-completion: tests/cmd/completion_test sources docs/mmvlog.bash as bash would.
+# strace: tests that check which system calls open files.
+PCP_LIBS=(libpcp3-dev libpcp-mmv1-dev libpcp-import1-dev python3-pcp xz-utils liblzma-dev chromium
+          man-db groff-base bash-completion strace)
 PCP_PKGS=(pcp)
 
 want_pcp=1
