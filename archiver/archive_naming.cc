@@ -2,7 +2,7 @@
 
 #include <time.h>
 
-#include "absl/strings/str_format.h"
+#include <string>
 
 namespace mmvlog::archiver {
 namespace {
@@ -21,10 +21,26 @@ struct tm Broken(absl::Time t, bool utc) {
 
 }  // namespace
 
-std::string ArchiveNameAt(absl::Time t, bool utc) {
+std::string ArchiveNameFromTemplate(const std::string& name_template, absl::Time t, bool utc) {
   const struct tm tm = Broken(t, utc);
-  return absl::StrFormat("%04d%02d%02d.%02d.%02d", tm.tm_year + 1900, tm.tm_mon + 1,
-                         tm.tm_mday, tm.tm_hour, tm.tm_min);
+  // strftime's result is ambiguous when empty; a leading byte tells an
+  // empty expansion from one that did not fit.
+  const std::string format = "x" + name_template;
+  std::string out(format.size() * 4 + 64, '\0');
+  for (;;) {
+    const size_t n = ::strftime(out.data(), out.size(), format.c_str(), &tm);
+    if (n > 0) return out.substr(1, n - 1);
+    out.resize(out.size() * 2);
+  }
+}
+
+bool HasTimeConversions(const std::string& name_template) {
+  for (size_t i = 0; i + 1 < name_template.size(); ++i) {
+    if (name_template[i] != '%') continue;
+    if (name_template[i + 1] != '%') return true;
+    ++i;  // "%%" is a literal percent sign
+  }
+  return false;
 }
 
 absl::Time NextPeriodStart(absl::Time t, absl::Duration period, bool utc) {

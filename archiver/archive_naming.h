@@ -12,8 +12,22 @@
 
 namespace mmvlog::archiver {
 
+// pmlogger_daily's archive name template.
+inline constexpr char kDailyArchiveTemplate[] = "%Y%m%d.%H.%M";
+
+// `name_template` with its strftime(3) conversions done for `t` in the local
+// time zone (or UTC when `utc`), as pmlogger does with its archive argument.
+std::string ArchiveNameFromTemplate(const std::string& name_template, absl::Time t,
+                                    bool utc = false);
+
+// True when `name_template` has strftime(3) conversions, so each period gets
+// an archive of its own ("%%" alone does not count).
+bool HasTimeConversions(const std::string& name_template);
+
 // "20261122.10.00" for `t` in the local time zone (or UTC when `utc`).
-std::string ArchiveNameAt(absl::Time t, bool utc = false);
+inline std::string ArchiveNameAt(absl::Time t, bool utc = false) {
+  return ArchiveNameFromTemplate(kDailyArchiveTemplate, t, utc);
+}
 
 // The start of the next period after `t`: the next local midnight for a
 // period of a day (correct on 23- and 25-hour days), else t rounded up to a

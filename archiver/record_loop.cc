@@ -13,9 +13,17 @@ absl::Status RunRecordLoop(Recorder& recorder, const LoopLimits& limits,
   const absl::Time end = std::min(limits.until, start + limits.duration);
   int64_t index = 0;
   absl::Time due = start;
+  absl::Time next_volume = start + limits.volume_interval;
+  auto new_volume = [&](absl::Time now) {
+    next_volume = now + limits.volume_interval;
+    return recorder.NewVolume();
+  };
   for (;;) {
     const absl::Time now = hooks.now();
     if (now > end) return absl::OkStatus();
+    if (now >= next_volume) {
+      if (absl::Status s = new_volume(now); !s.ok()) return s;
+    }
     if (absl::Status s = recorder.Sample(now); !s.ok()) return s;
     ++stats->samples;
     stats->max_lateness = std::max(stats->max_lateness, now - due);
@@ -23,6 +31,9 @@ absl::Status RunRecordLoop(Recorder& recorder, const LoopLimits& limits,
     if (now - due < limits.interval) ++stats->on_time;
     hooks.on_sample();
     if (limits.samples > 0 && stats->samples >= limits.samples) return absl::OkStatus();
+    if (limits.max_bytes > 0 && recorder.bytes_written() >= limits.max_bytes) {
+      return absl::OkStatus();
+    }
 
     const Tick tick = NextTick(start, limits.interval, index, hooks.now());
     index = tick.index;
@@ -35,7 +46,7 @@ absl::Status RunRecordLoop(Recorder& recorder, const LoopLimits& limits,
       const LoopEvent e = hooks.poll();
       if (e == LoopEvent::kStop) return absl::OkStatus();
       if (e == LoopEvent::kNewVolume) {
-        if (absl::Status s = recorder.NewVolume(); !s.ok()) return s;
+        if (absl::Status s = new_volume(hooks.now()); !s.ok()) return s;
       }
       if (e == LoopEvent::kFinalSample) {
         final_sample = true;
@@ -58,7 +69,7 @@ absl::Status RunRecordLoop(Recorder& recorder, const LoopLimits& limits,
       return absl::OkStatus();
     }
     if (e == LoopEvent::kNewVolume) {
-      if (absl::Status s = recorder.NewVolume(); !s.ok()) return s;
+      if (absl::Status s = new_volume(hooks.now()); !s.ok()) return s;
     }
   }
 }

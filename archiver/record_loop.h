@@ -40,6 +40,11 @@ struct LoopLimits {
   int64_t samples = 0;  // 0: no limit
   absl::Duration duration = absl::InfiniteDuration();
   absl::Time until = absl::InfiniteFuture();
+  // Stop once the archive holds this many bytes (pmlogger's -s 10M; 0: no
+  // limit). Records are never cut, so the last sample may pass it.
+  uint64_t max_bytes = 0;
+  // Start a new volume this often (pmlogger's -v 1hour).
+  absl::Duration volume_interval = absl::InfiniteDuration();
 };
 
 struct LoopStats {
@@ -53,7 +58,9 @@ struct LoopStats {
   std::string Summary() const { return ScheduleSummary(lateness, on_time, skipped_ticks); }
 };
 
-// Runs until a limit or kStop/kFinalSample. The first sample is taken at
+// Runs until a limit or kStop/kFinalSample. A volume switch asked for by the
+// caller (kNewVolume) restarts the volume_interval count, as pmlogger's
+// asynchronous switches reset its -v counters. The first sample is taken at
 // once. Returns the first Recorder error.
 absl::Status RunRecordLoop(Recorder& recorder, const LoopLimits& limits,
                            const LoopHooks& hooks, LoopStats* stats);

@@ -27,7 +27,7 @@
 #   3. pmlogger records the `mmv` subtree every SEC for N samples (-s N,
 #      archive version 2, the only one pmlogger 6.0.3 writes);
 #   4. pmcd is stopped; mmvlog capture records the same directory at the same
-#      interval for N samples (--archive_version 2).
+#      interval for N samples (--archive-version 2).
 # CPU time (user + system), measured by bench/pcp_stack_cpu.py:
 #   pmlogger, mmvlog  the whole process, from wait4's rusage (exact), with the
 #                     zombie's /proc/PID/stat utime + stime (10 ms ticks) as a
@@ -252,8 +252,8 @@ for VALUES in "${SIZES[@]}"; do
   fi
 
   ALSO=0 measure "$WORK/mmvlog.cpu" "${PCP_ENV[@]}" \
-    "$MMVLOG" capture -o "$WORK/out/mmvlog" --mmv_dir "$WORK/tmp/mmv" \
-    --interval "${msec}msec" --samples "$n" --archive_version 2 --progress=false \
+    "$MMVLOG" capture -o "$WORK/out/mmvlog" --mmv-dir "$WORK/tmp/mmv" \
+    -t "${msec}msec" -s "$n" -V 2 --no-progress \
     >"$WORK/mmvlog.log" 2>&1 &
   MEASURE_PID=$!
   wait $MEASURE_PID || { echo "mmvlog failed:" >&2; tail -30 "$WORK/mmvlog.log" >&2; exit 1; }

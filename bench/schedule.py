@@ -83,7 +83,7 @@ def main():
     ap.add_argument("--values", type=int, default=100000)
     ap.add_argument("--interval", default="10msec")
     ap.add_argument("--duration", type=float, default=60)
-    ap.add_argument("--volume_size", default="256M")
+    ap.add_argument("-v", default="256M")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
     args = ap.parse_args()
     if args.values < 100 or args.values % 100:
@@ -113,9 +113,9 @@ def main():
         log_path = os.path.join(work, "record.log")
         with open(log_path, "w") as log:
             rec = subprocess.Popen(
-                [os.path.join(work, "mmvlog"), "record", "--mmv_dir", mmv_dir, "--archive_dir", out_dir,
-                 "--archive_name", "sched", "--interval", args.interval,
-                 "--duration", "%gsec" % args.duration, "--volume_size", args.volume_size],
+                [os.path.join(work, "mmvlog"), "record", "--mmv-dir", mmv_dir, "--archive-dir", out_dir,
+                 "--archive-name", "sched", "--interval", args.interval,
+                 "-T", "%gsec" % args.duration, "-v", args.volume_size],
                 stderr=log, stdout=log)
         start = time.monotonic()
         app_cpu0, busy0 = cpu_seconds(app.pid), machine_busy()

@@ -1,7 +1,8 @@
-// mmvlog capture -o ARCHIVE: a one-shot capture of MMV metrics into a PCP
-// archive: one sample by default, --samples/--interval/--duration, or for as
-// long as a command runs (mmvlog capture -o A -- COMMAND ARGS...), in which
-// case mmvlog exits with the command's status.
+// mmvlog capture ARCHIVE: a one-shot capture of MMV metrics into a PCP
+// archive: one sample by default, pmlogger's -t/-s/-T limits, or for as long
+// as a command runs (mmvlog capture A -- COMMAND ARGS...), in which case
+// mmvlog exits with the command's status.
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,19 +14,15 @@
 #include <string>
 #include <vector>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "archiver/mmv_source.h"
 #include "archiver/recorder.h"
 #include "archiver/record_loop.h"
+#include "cmd/cli.h"
 #include "cmd/common.h"
-#include "cmd/recording_flags.h"
+#include "cmd/recording_options.h"
 #include "cmd/subcommand.h"
-
-ABSL_FLAG(std::string, output, "",
-          "archive to write (base name: creates BASE.meta, BASE.index, BASE.0); "
-          "also -o");
 
 namespace mmvlog::cmd {
 namespace {
@@ -35,18 +32,31 @@ int Fail(const std::string& what) {
   return kExitFailure;
 }
 
-}  // namespace
+struct CaptureFlags {
+  RecordingFlags common;
+  std::string output;  // -o: the archive, when not given as the last argument
+};
 
-int RunCapture(const Invocation& inv) {
-  const std::string output = absl::GetFlag(FLAGS_output);
-  if (output.empty()) {
-    std::fprintf(stderr, "mmvlog capture: say where to write: -o ARCHIVE (e.g. -o /tmp/run1)\n");
-    return kExitUsage;
+int RunCapture(CaptureFlags& f, const Invocation& inv) {
+  absl::StatusOr<RecordingSetup> setup = RecordingFromFlags(f.common, absl::Now());
+  if (!setup.ok()) return UsageError("capture", setup.status().message());
+  std::string output = f.output;
+  if (!setup->archive.empty()) {
+    if (!output.empty()) {
+      // With -o, every argument is an MMV file: this one does not exist.
+      return UsageError("capture", absl::StrCat("cannot read MMV file ", setup->archive,
+                                                ": no such file (the archive is -o ", output,
+                                                ")"));
+    }
+    output = setup->archive;
   }
-  absl::StatusOr<RecordingSetup> setup = RecordingFromFlags(inv.args);
-  if (!setup.ok()) {
-    std::fprintf(stderr, "mmvlog capture: %s\n", std::string(setup.status().message()).c_str());
-    return kExitUsage;
+  if (output.empty()) {
+    return UsageError("capture",
+                      "say where to write: the archive as the last argument (mmvlog capture "
+                      "/tmp/run1) or -o ARCHIVE");
+  }
+  if (!f.common.log_file.empty()) {
+    if (absl::Status s = SetLogFile(f.common.log_file); !s.ok()) return Fail(std::string(s.message()));
   }
   // Refuse before writing anything: an existing archive (or any file of
   // one) is never overwritten, and a named MMV file must be readable as one.
@@ -58,14 +68,15 @@ int RunCapture(const Invocation& inv) {
                                "); capture never overwrites: choose another -o or remove it"));
     }
   }
-  for (const std::string& f : inv.args) {
-    absl::StatusOr<archiver::MmvSnapshot> snap = archiver::MmvSource(f).Snapshot();
+  for (const std::string& file : setup->recorder.files) {
+    absl::StatusOr<archiver::MmvSnapshot> snap = archiver::MmvSource(file).Snapshot();
     if (!snap.ok()) {
       return Fail(absl::StrCat("cannot read MMV file ", snap.status().message()));
     }
   }
   const bool has_command = !inv.command.empty();
-  if (setup->limits.samples == 0 && !has_command &&
+  if (setup->limits.samples == 0 && !has_command && setup->watch_pid == 0 &&
+      setup->limits.max_bytes == 0 && setup->limits.until == absl::InfiniteFuture() &&
       setup->limits.duration == absl::InfiniteDuration()) {
     setup->limits.samples = 1;  // one-shot by default
   }
@@ -102,6 +113,9 @@ int RunCapture(const Invocation& inv) {
   hooks.poll = [&] {
     if (g_stop.load()) return archiver::LoopEvent::kStop;
     if (g_new_volume.exchange(false)) return archiver::LoopEvent::kNewVolume;
+    if (setup->watch_pid > 0 && ::kill(setup->watch_pid, 0) != 0 && errno == ESRCH) {
+      return archiver::LoopEvent::kFinalSample;  // -p: its last values, then stop
+    }
     if (child > 0 && child_status < 0) {
       int st;
       if (::waitpid(child, &st, WNOHANG) == child) {
@@ -157,6 +171,19 @@ int RunCapture(const Invocation& inv) {
   // How well the schedule held (stdout keeps the one summary line).
   LogLine(archiver::LogLevel::kInfo, absl::StrCat("schedule: ", loop_stats.Summary()));
   return command_status(kExitOk);
+}
+
+}  // namespace
+
+Runner DefineCapture(CLI::App* app) {
+  auto f = std::make_shared<CaptureFlags>();
+  AddRecordingOptions(app, &f->common);
+  app->add_option("-o,--output", f->output,
+                  "the archive to write (base name: BASE.meta, BASE.index, BASE.0), when not "
+                  "given as the last argument; then every argument is an MMV file")
+      ->type_name("ARCHIVE")
+      ->group("Archive");
+  return [f](const Invocation& inv) { return RunCapture(*f, inv); };
 }
 
 }  // namespace mmvlog::cmd

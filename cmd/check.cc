@@ -7,28 +7,25 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "archiver/archive_reader.h"
 #include "archiver/recovery.h"
+#include "cmd/cli.h"
 #include "cmd/subcommand.h"
 #include "format/archive_format.h"
 #include "format/pm_desc_text.h"
-
-ABSL_FLAG(bool, repair, false,
-          "repair what a crash leaves (torn tails, the index) before checking");
 
 namespace mmvlog::cmd {
 namespace {
 
 // Returns the number of findings for one archive, printing each.
-int CheckOne(const std::string& name) {
+int CheckOne(const std::string& name, bool repair) {
   int findings = 0;
   auto finding = [&](const std::string& what) {
     std::printf("%s\n", what.c_str());
     ++findings;
   };
-  if (absl::GetFlag(FLAGS_repair)) {
+  if (repair) {
     archiver::RecoveryReport report;
     absl::Status s = archiver::RecoverArchive(name, false, &report);
     for (const std::string& a : report.actions) std::printf("repaired: %s\n", a.c_str());
@@ -103,19 +100,33 @@ int CheckOne(const std::string& name) {
   return findings;
 }
 
-}  // namespace
+struct CheckFlags {
+  bool repair = false;
+  std::vector<std::string> archives;
+};
 
-int RunCheck(const Invocation& inv) {
-  if (inv.args.empty()) {
-    std::fprintf(stderr, "mmvlog check: name one or more archives, e.g. mmvlog check /tmp/run1\n");
-    return kExitUsage;
+int RunCheck(const CheckFlags& f, const Invocation& inv) {
+  if (f.archives.empty() || !inv.command.empty()) {
+    return UsageError("check", "name one or more archives, e.g. mmvlog check /tmp/run1");
   }
   int findings = 0;
-  for (const std::string& a : inv.args) findings += CheckOne(a);
-  if (findings > 0 && !absl::GetFlag(FLAGS_repair)) {
+  for (const std::string& a : f.archives) findings += CheckOne(a, f.repair);
+  if (findings > 0 && !f.repair) {
     std::printf("(a crash leaves a torn tail: 'mmvlog check --repair' fixes that)\n");
   }
   return findings == 0 ? kExitOk : kExitFailure;
+}
+
+}  // namespace
+
+Runner DefineCheck(CLI::App* app) {
+  auto f = std::make_shared<CheckFlags>();
+  app->add_flag("--repair", f->repair,
+                "repair what a crash leaves (torn tails, the index) before checking")
+      ->group("Checking");
+  app->add_option("ARCHIVE", f->archives, "archives: base names or any of their files")
+      ->type_name("");
+  return [f](const Invocation& inv) { return RunCheck(*f, inv); };
 }
 
 }  // namespace mmvlog::cmd

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include <cstdio>
+#include <cstring>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
@@ -18,59 +19,6 @@ namespace mmvlog::cmd {
 
 std::atomic<bool> g_stop{false};
 std::atomic<bool> g_new_volume{false};
-
-absl::StatusOr<absl::Duration> ParsePcpInterval(absl::string_view text) {
-  struct Unit {
-    const char* names[4];
-    absl::Duration scale;
-  };
-  static const Unit kUnits[] = {
-      {{"nsec", "nanosec", "nanosecond", nullptr}, absl::Nanoseconds(1)},
-      {{"usec", "microsec", "microsecond", nullptr}, absl::Microseconds(1)},
-      {{"msec", "millisec", "millisecond", "ms"}, absl::Milliseconds(1)},
-      {{"sec", "second", "s", nullptr}, absl::Seconds(1)},
-      {{"min", "minute", "m", nullptr}, absl::Minutes(1)},
-      {{"hour", "hr", "h", nullptr}, absl::Hours(1)},
-      {{"day", "d", nullptr, nullptr}, absl::Hours(24)},
-  };
-  const std::string bad = absl::StrCat(
-      "bad interval '", text, "': use PCP's syntax, e.g. 10sec, 1 min, 250msec or plain seconds");
-  absl::string_view s = absl::StripAsciiWhitespace(text);
-  if (s.empty()) return absl::InvalidArgumentError(bad);
-  absl::Duration total = absl::ZeroDuration();
-  while (!s.empty()) {
-    size_t n = 0;
-    while (n < s.size() && (absl::ascii_isdigit(s[n]) || s[n] == '.')) ++n;
-    double number;
-    if (n == 0 || !absl::SimpleAtod(s.substr(0, n), &number)) {
-      return absl::InvalidArgumentError(bad);
-    }
-    s = absl::StripLeadingAsciiWhitespace(s.substr(n));
-    size_t u = 0;
-    while (u < s.size() && absl::ascii_isalpha(s[u])) ++u;
-    std::string unit = absl::AsciiStrToLower(s.substr(0, u));
-    s = absl::StripLeadingAsciiWhitespace(s.substr(u));
-    absl::Duration scale = absl::Seconds(1);
-    if (!unit.empty()) {
-      if (unit.size() > 1 && unit.back() == 's' && unit != "ms") unit.pop_back();
-      bool found = false;
-      for (const Unit& k : kUnits) {
-        for (const char* name : k.names) {
-          if (name != nullptr && unit == name) {
-            scale = k.scale;
-            found = true;
-          }
-        }
-      }
-      if (!found) return absl::InvalidArgumentError(bad);
-    }
-    total += scale * number;
-  }
-  if (total <= absl::ZeroDuration()) {
-    return absl::InvalidArgumentError(absl::StrCat("interval '", text, "' must be positive"));
-  }
-  return total;
-}
 
 std::string DefaultMmvDir() {
   const char* env = ::getenv("PCP_TMP_DIR");
@@ -91,11 +39,30 @@ std::string DefaultMmvDir() {
   return absl::StrCat(tmp, "/mmv");
 }
 
+namespace {
+FILE* g_log = nullptr;  // nullptr: stderr
+}  // namespace
+
+absl::Status SetLogFile(const std::string& path) {
+  if (path == "-") {
+    g_log = stdout;
+    return absl::OkStatus();
+  }
+  FILE* f = std::fopen(path.c_str(), "ae");
+  if (f == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot open log file ", path, ": ", std::strerror(errno)));
+  }
+  std::setvbuf(f, nullptr, _IOLBF, 0);  // whole lines, at once, as they happen
+  g_log = f;
+  return absl::OkStatus();
+}
+
 void LogLine(archiver::LogLevel level, const std::string& message) {
   const char* name = level == archiver::LogLevel::kInfo      ? "info"
                      : level == archiver::LogLevel::kWarning ? "warning"
                                                              : "error";
-  std::fprintf(stderr, "%s %s: %s\n",
+  std::fprintf(g_log != nullptr ? g_log : stderr, "%s %s: %s\n",
                absl::FormatTime("%Y-%m-%d %H:%M:%E3S", absl::Now(), absl::LocalTimeZone()).c_str(),
                name, message.c_str());
 }

@@ -1,5 +1,5 @@
-// Helpers shared by the subcommands: PCP's interval syntax, the MMV
-// directory PCP uses, log lines on stderr, and an interruptible wait.
+// Helpers shared by the subcommands: the MMV directory PCP uses, log lines
+// (stderr or pmlogger's -l file), and an interruptible wait.
 #ifndef MMVLOG_CMD_COMMON_H_
 #define MMVLOG_CMD_COMMON_H_
 
@@ -13,18 +13,18 @@
 
 namespace mmvlog::cmd {
 
-// Parses an interval as pmParseInterval(3) does: a number with an optional
-// unit ("10sec", "1 min", "250msec", "1.5 hours", "2days"), several summed
-// ("1min 30sec"), or plain seconds ("5", "0.25"). Units: nsec, usec, msec,
-// sec, min, hour, day and their long and plural forms.
-absl::StatusOr<absl::Duration> ParsePcpInterval(absl::string_view text);
-
 // $PCP_TMP_DIR from the environment, else PCP_TMP_DIR in /etc/pcp.conf (or
 // $PCP_CONF), else /var/lib/pcp/tmp; with "/mmv" appended.
 std::string DefaultMmvDir();
 
-// "2026-11-22 10:00:00.123 warning: ..." on stderr.
+// "2026-11-22 10:00:00.123 warning: ..." on stderr, or where SetLogFile
+// said.
 void LogLine(archiver::LogLevel level, const std::string& message);
+
+// Sends LogLine's lines to `path` (appended; "-" is standard output), as
+// pmlogger's -l does. InvalidArgument naming the file when it cannot be
+// opened.
+absl::Status SetLogFile(const std::string& path);
 
 // Set by SIGINT/SIGTERM once InstallStopSignals() ran; SIGHUP sets
 // g_new_volume.

@@ -11,8 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/flags/declare.h"
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
@@ -20,22 +18,20 @@
 #include "archiver/record_loop.h"
 #include "archiver/recorder.h"
 #include "cmd/demo_app.h"
+#include "cmd/cli.h"
 #include "cmd/subcommand.h"
 
-ABSL_FLAG(std::string, dir, "",
-          "directory for the demo's files (default: a new /tmp/mmvlog-demo-XXXXXX)");
-ABSL_FLAG(int, steps, 12, "samples to record (one every 250 ms)");
-ABSL_DECLARE_FLAG(bool, csv);
-ABSL_DECLARE_FLAG(std::string, plot);
-
 namespace mmvlog::cmd {
+namespace {
 
-int RunDemo(const Invocation& inv) {
-  if (!inv.args.empty()) {
-    std::fprintf(stderr, "mmvlog demo: takes no arguments (try --dir, --steps)\n");
-    return kExitUsage;
-  }
-  std::string dir = absl::GetFlag(FLAGS_dir);
+struct DemoFlags {
+  std::string dir;
+  int steps = 12;
+};
+
+int RunDemo(const DemoFlags& f, const Invocation& inv) {
+  if (!inv.command.empty()) return UsageError("demo", "takes no command (try --dir, --steps)");
+  std::string dir = f.dir;
   if (dir.empty()) {
     char tmpl[] = "/tmp/mmvlog-demo-XXXXXX";
     if (::mkdtemp(tmpl) == nullptr) {
@@ -59,12 +55,12 @@ int RunDemo(const Invocation& inv) {
     std::fprintf(stderr, "mmvlog demo: %s\n", app.status().ToString().c_str());
     return kExitFailure;
   }
-  const int steps = absl::GetFlag(FLAGS_steps);
+  const int steps = f.steps;
   std::printf("demo: a simulated application writes %s\n", (*app)->path().c_str());
   std::printf("demo: its MMV file as mmvlog reads it (mmvlog inspect %s):\n\n",
               (*app)->path().c_str());
   std::fflush(stdout);
-  if (int rc = RunInspect(Invocation{{(*app)->path()}, {}}); rc != kExitOk) return rc;
+  if (int rc = RunCommandLine({"inspect", (*app)->path()}); rc != kExitOk) return rc;
 
   // Record it for a few seconds while the application keeps updating.
   const std::string archive = absl::StrCat(dir, "/archive");
@@ -98,23 +94,36 @@ int RunDemo(const Invocation& inv) {
               static_cast<unsigned long long>(recorder.bytes_written()));
   std::printf("demo: the archive's summary (mmvlog replay %s):\n\n", archive.c_str());
   std::fflush(stdout);
-  if (int rc = RunReplay(Invocation{{archive}, {}}); rc != kExitOk) return rc;
+  if (int rc = RunCommandLine({"replay", archive}); rc != kExitOk) return rc;
   std::printf("\ndemo: request rates and CPU as CSV (mmvlog replay --csv %s "
               "mmv.demo.requests.total mmv.demo.cpu.util):\n\n", archive.c_str());
   std::fflush(stdout);
-  absl::SetFlag(&FLAGS_csv, true);
-  int rc = RunReplay(Invocation{{archive, "mmv.demo.requests.total", "mmv.demo.cpu.util"}, {}});
-  absl::SetFlag(&FLAGS_csv, false);
+  int rc = RunCommandLine(
+      {"replay", "--csv", "-a", archive, "mmv.demo.requests.total", "mmv.demo.cpu.util"});
   if (rc != kExitOk) return rc;
   const std::string svg = absl::StrCat(dir, "/requests.svg");
-  absl::SetFlag(&FLAGS_plot, svg);
-  rc = RunReplay(Invocation{{archive, "mmv.demo.requests.total"}, {}});
-  absl::SetFlag(&FLAGS_plot, std::string());
+  rc = RunCommandLine({"replay", "--plot", svg, "-a", archive, "mmv.demo.requests.total"});
   if (rc != kExitOk) return rc;
   std::printf("\ndemo: files:\n  MMV file: %s\n  archive:  %s.meta, .index, .0 (any PCP tool reads "
               "it: pmdumplog -a %s)\n  plot:     %s (open it in a browser)\n",
               (*app)->path().c_str(), archive.c_str(), archive.c_str(), svg.c_str());
   return kExitOk;
+}
+
+}  // namespace
+
+Runner DefineDemo(CLI::App* app) {
+  auto f = std::make_shared<DemoFlags>();
+  app->add_option("--dir", f->dir,
+                  "directory for the demo's files (default: a new /tmp/mmvlog-demo-XXXXXX)")
+      ->type_name("DIR")
+      ->group("Demo");
+  app->add_option("--steps", f->steps, "samples to record, one every 250 ms")
+      ->type_name("N")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000))
+      ->group("Demo");
+  return [f](const Invocation& inv) { return RunDemo(*f, inv); };
 }
 
 }  // namespace mmvlog::cmd

@@ -3,18 +3,15 @@
 #include <string>
 #include <vector>
 
-#include "absl/flags/declare.h"
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "archiver/mmv_source.h"
+#include "cmd/cli.h"
 #include "cmd/subcommand.h"
 #include "format/json.h"
 #include "format/mmv_reader.h"
 #include "format/pm_units.h"
-
-ABSL_DECLARE_FLAG(bool, json);
 
 namespace mmvlog::cmd {
 namespace {
@@ -206,15 +203,17 @@ int PrintText(const std::string& path, const MmvFile& f,
   return status;
 }
 
-}  // namespace
 
-int RunInspect(const Invocation& inv) {
-  const std::vector<std::string>& args = inv.args;
-  if (args.size() != 1) {
-    std::fprintf(stderr,
-                 "mmvlog inspect: need exactly one MMV file, e.g. "
-                 "'mmvlog inspect /var/lib/pcp/tmp/mmv/myapp'\n");
-    return kExitUsage;
+struct InspectFlags {
+  bool json = false;
+  std::vector<std::string> args;
+};
+
+int RunInspect(const InspectFlags& f, const Invocation& inv) {
+  const std::vector<std::string>& args = f.args;
+  if (args.size() != 1 || !inv.command.empty()) {
+    return UsageError("inspect",
+                      "need exactly one MMV file, e.g. 'mmvlog inspect /var/lib/pcp/tmp/mmv/myapp'");
   }
   archiver::MmvSource source(args[0]);
   absl::StatusOr<archiver::MmvSnapshot> snap = source.Snapshot();
@@ -223,8 +222,17 @@ int RunInspect(const Invocation& inv) {
                  std::string(snap.status().message()).c_str());
     return kExitFailure;
   }
-  return absl::GetFlag(FLAGS_json) ? PrintJson(args[0], *snap->file, snap->image)
-                                   : PrintText(args[0], *snap->file, snap->image);
+  return f.json ? PrintJson(args[0], *snap->file, snap->image)
+                : PrintText(args[0], *snap->file, snap->image);
+}
+
+}  // namespace
+
+Runner DefineInspect(CLI::App* app) {
+  auto f = std::make_shared<InspectFlags>();
+  app->add_flag("--json", f->json, "print one JSON object instead of text")->group("Output");
+  app->add_option("MMVFILE", f->args, "the MMV file to print")->type_name("");
+  return [f](const Invocation& inv) { return RunInspect(*f, inv); };
 }
 
 }  // namespace mmvlog::cmd

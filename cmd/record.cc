@@ -1,9 +1,12 @@
 // mmvlog record: the recording daemon. Records MMV files into PCP archives
-// in a directory, a new archive per period (daily, pmlogger_daily style
-// names YYYYMMDD.HH.MM), optionally compressing finished volumes and
-// deleting old archives. SIGTERM/SIGINT finish the current record and close
-// the archive; SIGHUP starts a new volume, as pmlogger does.
+// named as pmlogger names them: the ARCHIVE argument (or --archive-dir and
+// --archive-name) may hold strftime(3) conversions, by default
+// pmlogger_daily's %Y%m%d.%H.%M, and then a new archive starts each period
+// (a day by default). Optionally compresses finished volumes and deletes old
+// archives. SIGTERM/SIGINT finish the current record and close the archive;
+// SIGHUP starts a new volume, as pmlogger does.
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,109 +18,150 @@
 #include <string>
 #include <vector>
 
-#include "absl/flags/flag.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "archiver/archive_naming.h"
+#include "archiver/compress.h"
 #include "archiver/compressor.h"
 #include "archiver/posix_file.h"
 #include "archiver/record_loop.h"
 #include "archiver/recorder.h"
 #include "archiver/retention.h"
+#include "cmd/cli.h"
 #include "cmd/common.h"
-#include "cmd/recording_flags.h"
+#include "cmd/recording_options.h"
 #include "cmd/subcommand.h"
-
-ABSL_FLAG(std::string, archive_dir, "/var/log/pcp/mmvlog",
-          "directory for the archives (created, with its parents, if missing)");
-ABSL_FLAG(std::string, archive_name, "",
-          "archive base name in --archive_dir (default: the start time, YYYYMMDD.HH.MM, "
-          "as pmlogger_daily; a new one each period)");
-ABSL_FLAG(std::string, period, "1day",
-          "start a new archive every period (at local midnight for 1day); 0 for never");
-ABSL_FLAG(bool, utc, false, "name archives and cut periods in UTC instead of local time");
-ABSL_FLAG(bool, compress, false,
-          "zstd-compress each finished volume to .N.zst (PCP reads these from 6.3.2 on)");
-// 8: archiver::kDefaultCompressionLevel (why: archiver/compress.h).
-ABSL_FLAG(int, compress_level, 8, "zstd level for --compress (1-19)");
-ABSL_FLAG(std::string, retain_age, "", "delete archives older than this (e.g. 14days)");
-ABSL_FLAG(std::string, retain_size, "", "delete the oldest archives beyond this total (e.g. 10G)");
-ABSL_FLAG(std::string, until, "",
-          "stop at this local time, \"YYYY-MM-DD HH:MM[:SS]\" or \"HH:MM\" (today or tomorrow)");
-ABSL_FLAG(std::string, pidfile, "", "write the process id to this file while running");
-ABSL_FLAG(bool, sync, false, "fdatasync volumes and metadata at each volume switch and close");
+#include "format/pcp_interval.h"
+#include "format/size_spec.h"
 
 namespace mmvlog::cmd {
 namespace {
 
-int Usage(const std::string& what) {
-  std::fprintf(stderr, "mmvlog record: %s\n", what.c_str());
-  return kExitUsage;
+constexpr char kDefaultArchiveDir[] = "/var/log/pcp/mmvlog";
+
+struct RecordFlags {
+  RecordingFlags common;
+  std::string archive_dir;   // "" for kDefaultArchiveDir
+  std::string archive_name;  // "" for archiver::kDailyArchiveTemplate
+  std::string period = "1day";
+  bool utc = false;
+  bool compress = false;
+  int compress_level = archiver::kDefaultCompressionLevel;
+  std::string retain_age;
+  std::string retain_size;
+  std::string until;  // the old --until: now -T
+  std::string pidfile;
+  bool sync = false;
+};
+
+void AddRecordOptions(CLI::App* app, RecordFlags* f) {
+  AddRecordingOptions(app, &f->common);
+  const char* kArchive = "Archive";
+  app->add_option("--archive-dir", f->archive_dir,
+                  "directory for the archives, created with its parents if missing (when no "
+                  "ARCHIVE is given)")
+      ->type_name("DIR")
+      ->default_str(kDefaultArchiveDir)
+      ->group(kArchive);
+  app->add_option("--archive-name", f->archive_name,
+                  "archive base name in --archive-dir; strftime(3) conversions make a new "
+                  "archive each --period")
+      ->type_name("TEMPLATE")
+      ->default_str(archiver::kDailyArchiveTemplate)
+      ->group(kArchive);
+  app->add_option("--period", f->period,
+                  "start a new archive this often when the name has strftime conversions (at "
+                  "local midnight for 1day; 0: never)")
+      ->type_name("INTERVAL")
+      ->capture_default_str()
+      ->group(kArchive);
+  app->add_flag("--utc", f->utc, "name archives and cut periods in UTC instead of local time")
+      ->group(kArchive);
+  app->add_flag("--compress", f->compress,
+                "zstd-compress each finished volume to .N.zst (PCP reads these from 6.3.2 on)")
+      ->group(kArchive);
+  app->add_option("--compress-level", f->compress_level, "zstd level for --compress")
+      ->type_name("1-19")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 19))
+      ->group(kArchive);
+  app->add_option("--retain-age", f->retain_age, "delete archives older than this (14days)")
+      ->type_name("INTERVAL")
+      ->group(kArchive);
+  app->add_option("--retain-size", f->retain_size,
+                  "delete the oldest archives beyond this total size (10G)")
+      ->type_name("SIZE")
+      ->group(kArchive);
+  app->add_flag("--sync", f->sync,
+                "fdatasync volumes and metadata at each volume switch and at close")
+      ->group(kArchive);
+  app->add_option("--pidfile", f->pidfile, "write the process id to this file while running")
+      ->type_name("FILE")
+      ->group("Running");
+  HiddenAlias(app, "--archive_dir", f->archive_dir);
+  HiddenAlias(app, "--archive_name", f->archive_name);
+  HiddenAlias(app, "--compress_level", f->compress_level);
+  HiddenAlias(app, "--retain_age", f->retain_age);
+  HiddenAlias(app, "--retain_size", f->retain_size);
+  HiddenAlias(app, "--until", f->until);
 }
 
-absl::StatusOr<absl::Time> ParseUntil(const std::string& text, absl::Time now) {
-  std::string err;
-  absl::Time t;
-  const absl::TimeZone tz = absl::LocalTimeZone();
-  for (const char* fmt : {"%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M"}) {
-    if (absl::ParseTime(fmt, text, tz, &t, &err)) return t;
-  }
-  for (const char* fmt : {"%H:%M:%S", "%H:%M"}) {
-    absl::Time tod;
-    if (absl::ParseTime(fmt, text, absl::UTCTimeZone(), &tod, &err)) {
-      const absl::CivilDay today = absl::ToCivilDay(now, tz);
-      absl::Time candidate = absl::FromCivil(absl::CivilSecond(today), tz) +
-                             (tod - absl::UnixEpoch());
-      if (candidate <= now) candidate += absl::Hours(24);
-      return candidate;
-    }
-  }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "bad --until '", text, "': use \"YYYY-MM-DD HH:MM[:SS]\" or \"HH:MM\""));
+// "dir/name" of `archive`: the directory ("." when none) and the base name.
+void SplitPath(const std::string& archive, std::string* dir, std::string* name) {
+  const size_t slash = archive.rfind('/');
+  *dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : archive.substr(0, slash));
+  *name = slash == std::string::npos ? archive : archive.substr(slash + 1);
 }
 
-}  // namespace
-
-int RunRecord(const Invocation& inv) {
-  if (!inv.command.empty()) return Usage("takes no command; did you mean 'mmvlog capture'?");
-  absl::StatusOr<RecordingSetup> setup = RecordingFromFlags(inv.args);
-  if (!setup.ok()) return Usage(std::string(setup.status().message()));
+int RunRecord(RecordFlags& f, const Invocation& inv) {
+  if (!inv.command.empty()) {
+    return UsageError("record", "takes no command after --; did you mean 'mmvlog capture'?");
+  }
+  if (!f.until.empty() && f.common.finish.empty()) f.common.finish = f.until;
   const absl::Time now = absl::Now();
-  if (!absl::GetFlag(FLAGS_until).empty()) {
-    absl::StatusOr<absl::Time> until = ParseUntil(absl::GetFlag(FLAGS_until), now);
-    if (!until.ok()) return Usage(std::string(until.status().message()));
-    setup->limits.until = *until;
+  absl::StatusOr<RecordingSetup> setup = RecordingFromFlags(f.common, now);
+  if (!setup.ok()) return UsageError("record", setup.status().message());
+  std::string dir = f.archive_dir.empty() ? kDefaultArchiveDir : f.archive_dir;
+  std::string name_template =
+      f.archive_name.empty() ? archiver::kDailyArchiveTemplate : f.archive_name;
+  if (!setup->archive.empty()) {
+    if (!f.archive_dir.empty() || !f.archive_name.empty()) {
+      return UsageError("record", absl::StrCat("archive ", setup->archive,
+                                               " given twice: name it as the last argument or "
+                                               "with --archive-dir/--archive-name, not both"));
+    }
+    SplitPath(setup->archive, &dir, &name_template);
+  }
+  if (name_template.empty() || name_template.find('/') != std::string::npos) {
+    return UsageError("record", absl::StrCat("bad archive name '", name_template,
+                                             "': a base name such as %Y%m%d.%H.%M"));
   }
   absl::Duration period = absl::ZeroDuration();
-  if (absl::GetFlag(FLAGS_period) != "0") {
-    absl::StatusOr<absl::Duration> p = ParsePcpInterval(absl::GetFlag(FLAGS_period));
-    if (!p.ok()) return Usage(absl::StrCat("--period: ", p.status().message()));
+  if (f.period != "0") {
+    absl::StatusOr<absl::Duration> p = format::ParsePcpInterval(f.period);
+    if (!p.ok()) return UsageError("record", absl::StrCat("--period: ", p.status().message()));
     period = *p;
   }
   archiver::RetentionPolicy retention;
-  if (!absl::GetFlag(FLAGS_retain_age).empty()) {
-    absl::StatusOr<absl::Duration> a = ParsePcpInterval(absl::GetFlag(FLAGS_retain_age));
-    if (!a.ok()) return Usage(absl::StrCat("--retain_age: ", a.status().message()));
+  if (!f.retain_age.empty()) {
+    absl::StatusOr<absl::Duration> a = format::ParsePcpInterval(f.retain_age);
+    if (!a.ok()) return UsageError("record", absl::StrCat("--retain-age: ", a.status().message()));
     retention.max_age = *a;
   }
-  if (!absl::GetFlag(FLAGS_retain_size).empty()) {
-    // Reuse the volume size syntax.
-    std::string s = absl::GetFlag(FLAGS_retain_size);
-    uint64_t mult = 1;
-    const char last = s.empty() ? 0 : s.back();
-    if (last == 'K' || last == 'k') mult = 1ull << 10;
-    if (last == 'M' || last == 'm') mult = 1ull << 20;
-    if (last == 'G' || last == 'g') mult = 1ull << 30;
-    if (mult != 1) s.pop_back();
-    uint64_t n;
-    if (!absl::SimpleAtoi(s, &n) || n == 0) {
-      return Usage("bad --retain_size: use a number with K, M or G, e.g. 10G");
+  if (!f.retain_size.empty()) {
+    absl::StatusOr<uint64_t> bytes = format::ParseByteSize(f.retain_size);
+    if (!bytes.ok()) {
+      return UsageError("record", absl::StrCat("--retain-size: ", bytes.status().message()));
     }
-    retention.max_total_bytes = n * mult;
+    retention.max_total_bytes = *bytes;
   }
-  const bool utc = absl::GetFlag(FLAGS_utc);
-  const std::string dir = absl::GetFlag(FLAGS_archive_dir);
+  if (!f.common.log_file.empty()) {
+    if (absl::Status s = SetLogFile(f.common.log_file); !s.ok()) {
+      std::fprintf(stderr, "mmvlog record: -l: %s\n", std::string(s.message()).c_str());
+      return kExitFailure;
+    }
+  }
+  const bool utc = f.utc;
   // Create the directory and any missing parents (mkdir -p).
   for (size_t at = dir.find('/', 1); at != std::string::npos; at = dir.find('/', at + 1)) {
     (void)::mkdir(dir.substr(0, at).c_str(), 0755);
@@ -138,7 +182,7 @@ int RunRecord(const Invocation& inv) {
     }
     std::fprintf(stderr,
                  "mmvlog record: another mmvlog record%s is writing to %s; stop it or use "
-                 "another --archive_dir\n",
+                 "another archive directory\n",
                  holder.c_str(), dir.c_str());
     return kExitFailure;
   }
@@ -148,7 +192,7 @@ int RunRecord(const Invocation& inv) {
   if (::ftruncate(lock_fd, 0) == 0 &&
       ::pwrite(lock_fd, pid_text.data(), pid_text.size(), 0) < 0) {
   }
-  const std::string pidfile = absl::GetFlag(FLAGS_pidfile);
+  const std::string& pidfile = f.pidfile;
   if (!pidfile.empty()) {
     std::vector<uint8_t> bytes(pid_text.begin(), pid_text.end());
     bytes.push_back('\n');
@@ -158,28 +202,28 @@ int RunRecord(const Invocation& inv) {
     }
   }
 
-  const std::string fixed_name = absl::GetFlag(FLAGS_archive_name);
+  const bool periodic = archiver::HasTimeConversions(name_template);
   auto base_for = [&](absl::Time t) {
-    return absl::StrCat(dir, "/", fixed_name.empty() ? archiver::ArchiveNameAt(t, utc) : fixed_name);
+    return absl::StrCat(dir, "/", archiver::ArchiveNameFromTemplate(name_template, t, utc));
   };
   archiver::RecorderOptions opts = setup->recorder;
   opts.archive_base = base_for(now);
-  opts.archive.sync_on_switch = absl::GetFlag(FLAGS_sync);
+  opts.archive.sync_on_switch = f.sync;
   opts.resume = true;  // recovery runs when recording resumes into the same archive
   archiver::Recorder recorder(opts, LogLine);
   std::unique_ptr<archiver::BackgroundCompressor> compressor;
-  if (absl::GetFlag(FLAGS_compress)) {
-    compressor = std::make_unique<archiver::BackgroundCompressor>(
-        absl::GetFlag(FLAGS_compress_level), LogLine);
+  if (f.compress) {
+    compressor = std::make_unique<archiver::BackgroundCompressor>(f.compress_level, LogLine);
   }
   InstallStopSignals();
   LogLine(archiver::LogLevel::kInfo,
           absl::StrCat("mmvlog record (pid ", ::getpid(), ") every ",
                        absl::FormatDuration(setup->limits.interval), ", MMV files in ",
-                       opts.mmv_dir.empty() ? "(none)" : opts.mmv_dir, ", archives in ", dir));
+                       opts.mmv_dir.empty() ? "(none)" : opts.mmv_dir, ", archives in ", dir,
+                       setup->note.empty() ? "" : absl::StrCat("; note: ", setup->note)));
 
   absl::Time next_period =
-      period > absl::ZeroDuration() && fixed_name.empty()
+      period > absl::ZeroDuration() && periodic
           ? archiver::NextPeriodStart(now, period, utc)
           : absl::InfiniteFuture();
   auto housekeeping = [&] {
@@ -192,6 +236,10 @@ int RunRecord(const Invocation& inv) {
   hooks.wait_until = [](absl::Time deadline) { (void)SleepUntil(deadline); };
   hooks.poll = [&] {
     if (g_stop.load()) return archiver::LoopEvent::kStop;
+    if (setup->watch_pid > 0 && ::kill(setup->watch_pid, 0) != 0 && errno == ESRCH) {
+      LogLine(archiver::LogLevel::kInfo, absl::StrCat("process ", setup->watch_pid, " has exited"));
+      return archiver::LoopEvent::kFinalSample;
+    }
     const absl::Time t = absl::Now();
     if (t >= next_period) {
       const std::string base = base_for(t);
@@ -230,6 +278,14 @@ int RunRecord(const Invocation& inv) {
                        stats.skipped_ticks, " missed ticks, ", st.dropped, " dropped; last archive ",
                        recorder.current_archive()));
   return status.ok() ? kExitOk : kExitFailure;
+}
+
+}  // namespace
+
+Runner DefineRecord(CLI::App* app) {
+  auto f = std::make_shared<RecordFlags>();
+  AddRecordOptions(app, f.get());
+  return [f](const Invocation& inv) { return RunRecord(*f, inv); };
 }
 
 }  // namespace mmvlog::cmd

@@ -1,7 +1,9 @@
-// mmvlog replay ARCHIVE... [METRIC...]: offline analysis of PCP archives
-// (ours or PCP's): a summary by default, or --dump, --csv, --json lines,
-// --stats, and --plot FILE.svg. Counters are shown as rates, as pmval and
-// pmrep do, unless --raw.
+// mmvlog replay [-a] ARCHIVE... [METRIC...]: offline analysis of PCP archives
+// (ours or PCP's): a summary by default, or -o dump|csv|json|stats, and
+// --plot FILE.svg. Counters are shown as rates, as pmval and pmrep do, unless
+// -r. The time window, sampling and zone options are pmval's and pmrep's
+// (-S -T -O -A -t -s -z -Z -i), with PCP's syntax.
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -12,70 +14,39 @@
 #include <string>
 #include <vector>
 
-#include "absl/flags/declare.h"
-#include "absl/flags/flag.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/time/time.h"
+#include "archiver/archive_reader.h"
 #include "archiver/posix_file.h"
 #include "archiver/replay.h"
+#include "cmd/cli.h"
 #include "cmd/common.h"
 #include "cmd/replay_csv.h"
 #include "cmd/subcommand.h"
+#include "cmd/time_zone.h"
 #include "cmd/to_mmv.h"
 #include "format/archive_format.h"
 #include "format/json.h"
+#include "format/pcp_interval.h"
+#include "format/pcp_time.h"
 #include "format/pm_desc_text.h"
 #include "format/pm_units.h"
-
-ABSL_FLAG(bool, dump, false, "print every record, like pmdumplog -a");
-ABSL_FLAG(bool, csv, false, "print the chosen metrics as CSV, one row per sample");
-ABSL_DECLARE_FLAG(bool, json);
-ABSL_FLAG(bool, stats, false, "print min, mean, max and last per metric and instance");
-ABSL_FLAG(bool, raw, false, "show counters as stored instead of as rates per second");
-ABSL_FLAG(std::string, start, "",
-          "first time to show: \"YYYY-MM-DD HH:MM[:SS]\" (local), or +DURATION from the start");
-ABSL_FLAG(std::string, finish, "",
-          "last time to show: \"YYYY-MM-DD HH:MM[:SS]\" (local), or -DURATION from the end");
-ABSL_FLAG(std::string, plot, "", "draw the chosen metrics over time into this SVG file");
-ABSL_FLAG(bool, utc_times, false, "print times in UTC instead of local time");
-ABSL_FLAG(bool, follow, false,
-          "keep reading archives that are still being written, across volume switches, "
-          "printing new samples as they arrive (like tail -f); with --csv, --json or --dump");
-ABSL_FLAG(std::string, to_mmv, "",
-          "play the recorded values back into MMV files in this directory at the recorded "
-          "pace, so live MMV consumers see the past run");
-ABSL_FLAG(double, speed, 1.0, "with --to_mmv: play back this many times faster");
-ABSL_DECLARE_FLAG(std::string, interval);
 
 namespace mmvlog::cmd {
 namespace {
 
 using archiver::Timeline;
 
-std::string TimeText(format::Timestamp t, int digits = 3) {
-  const absl::TimeZone tz = absl::GetFlag(FLAGS_utc_times) ? absl::UTCTimeZone() : absl::LocalTimeZone();
-  return absl::FormatTime(digits == 9 ? "%Y-%m-%d %H:%M:%E9S" : "%Y-%m-%d %H:%M:%E3S",
-                          format::ToAbslTime(t), tz);
-}
+// The zone times are shown in: local, -z (the archive's) or -Z TZ.
+absl::TimeZone g_zone = absl::LocalTimeZone();
 
-absl::StatusOr<absl::Time> ParseWhen(const std::string& text, absl::Time first, absl::Time last,
-                                     const char* flag) {
-  if (!text.empty() && (text[0] == '+' || text[0] == '-')) {
-    absl::StatusOr<absl::Duration> d = ParsePcpInterval(text.substr(1));
-    if (!d.ok()) return absl::InvalidArgumentError(absl::StrCat(flag, ": ", d.status().message()));
-    return text[0] == '+' ? first + *d : last - *d;
-  }
-  absl::Time t;
-  std::string err;
-  for (const char* fmt : {"%Y-%m-%d %H:%M:%E*S", "%Y-%m-%d %H:%M"}) {
-    if (absl::ParseTime(fmt, text, absl::LocalTimeZone(), &t, &err)) return t;
-  }
-  return absl::InvalidArgumentError(absl::StrCat(
-      flag, ": bad time '", text, "': use \"YYYY-MM-DD HH:MM[:SS]\", +10min or -1hour"));
+std::string TimeText(format::Timestamp t, int digits = 3) {
+  return absl::FormatTime(digits == 9 ? "%Y-%m-%d %H:%M:%E9S" : "%Y-%m-%d %H:%M:%E3S",
+                          format::ToAbslTime(t), g_zone);
 }
 
 std::string Num(double v) { return NumberText(v); }
@@ -262,7 +233,7 @@ std::string Svg(const Timeline& t, const std::vector<size_t>& rows, bool raw) {
     const double s = t0 + (t1 - t0) * i / 5;
     const std::string label = absl::FormatTime(
         t1 - t0 < 60 ? "%H:%M:%E1S" : "%H:%M:%S", absl::FromUnixNanos(static_cast<int64_t>(s * 1e9)),
-        absl::GetFlag(FLAGS_utc_times) ? absl::UTCTimeZone() : absl::LocalTimeZone());
+        g_zone);
     absl::StrAppendFormat(&o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", x(s),
                           kH - kBottom + 18, label);
   }
@@ -310,17 +281,217 @@ bool IsArchiveArg(const std::string& a) {
          ::stat((a + ".0").c_str(), &st) == 0;
 }
 
-}  // namespace
+struct ReplayFlags {
+  std::vector<std::string> archives;  // -a
+  std::string interval;               // -t
+  int64_t samples = 0;                // -s
+  std::string start, finish, origin, align;  // -S -T -O -A
+  bool hostzone = false;              // -z
+  std::string timezone;               // -Z
+  bool raw = false;                   // -r
+  std::vector<std::string> instances; // -i
+  std::vector<std::string> output;    // -o
+  bool dump = false, csv = false, json = false, stats = false;
+  std::string plot;
+  bool follow = false;
+  std::string to_mmv;
+  double speed = 1.0;
+  bool utc_times = false;             // old spelling of -Z UTC
+  std::vector<std::string> args;      // [ARCHIVE...] [METRIC...]
+};
 
-int RunReplay(const Invocation& inv) {
-  std::vector<std::string> archives, metrics;
-  for (const std::string& a : inv.args) (IsArchiveArg(a) ? archives : metrics).push_back(a);
-  if (archives.empty()) {
-    std::fprintf(stderr, "mmvlog replay: name an archive (base name, any of its files, or a "
-                         "directory of archives)%s\n",
-                 inv.args.empty() ? "" : absl::StrCat("; not found: ", inv.args[0]).c_str());
-    return kExitUsage;
+void AddReplayOptions(CLI::App* app, ReplayFlags* f) {
+  const char* kSource = "Archives and metrics (as pmval, pmrep)";
+  app->add_option("-a,--archive", f->archives,
+                  "an archive: base name, any of its files, or a directory of archives read as "
+                  "one timeline (repeatable; archives may also be given as arguments)")
+      ->type_name("ARCHIVE")
+      ->allow_extra_args(false)
+      ->group(kSource);
+  app->add_option("-i,--instances", f->instances,
+                  "only these instances, by external name (comma separated or repeated)")
+      ->type_name("INSTANCES")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->group(kSource);
+
+  const char* kWindow = "Time window and sampling (PCPIntro(1) syntax)";
+  app->add_option("-S,--start", f->start,
+                  "start of the time window: an interval from the archive's start (30min), "
+                  "-interval from its end (-1hour), or @datetime (@10:05, @\"2026-11-24 10:05\")")
+      ->type_name("TIME")
+      ->group(kWindow);
+  app->add_option("-T,--finish", f->finish,
+                  "end of the time window: an interval from its start (2h30m), -interval from "
+                  "the archive's end, or @datetime")
+      ->type_name("TIME")
+      ->group(kWindow);
+  app->add_option("-O,--origin", f->origin,
+                  "first sample time within the window (with -t), same syntax as -S")
+      ->type_name("TIME")
+      ->group(kWindow);
+  app->add_option("-A,--align", f->align,
+                  "align the window's start to a multiple of this interval (with -t)")
+      ->type_name("INTERVAL")
+      ->group(kWindow);
+  app->add_option("-t,--interval", f->interval,
+                  "resample every INTERVAL (2sec, 1.5 min), interpolating as pmval -t does "
+                  "(default: the recorded samples)")
+      ->type_name("INTERVAL")
+      ->group(kWindow);
+  app->add_option("-s,--samples", f->samples, "show at most this many samples")
+      ->type_name("N")
+      ->check(CLI::NonNegativeNumber)
+      ->group(kWindow);
+  app->add_flag("-z,--hostzone", f->hostzone,
+                "show and read times in the archive host's time zone")
+      ->group(kWindow);
+  app->add_option("-Z,--timezone", f->timezone,
+                  "show and read times in this time zone (UTC, Europe/Berlin, AEST-10)")
+      ->type_name("TZ")
+      ->group(kWindow);
+
+  const char* kOutput = "Output";
+  app->add_option("-o,--output", f->output,
+                  "summary (the default), dump (every record, like pmdumplog -a), csv, json "
+                  "(one object per sample) or stats; comma separated for several")
+      ->type_name("FORMAT")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->check(CLI::IsMember({"summary", "dump", "csv", "json", "stats"}))
+      ->group(kOutput);
+  app->add_flag("--dump", f->dump, "-o dump")->group(kOutput);
+  app->add_flag("--csv", f->csv, "-o csv")->group(kOutput);
+  app->add_flag("--json", f->json, "-o json")->group(kOutput);
+  app->add_flag("--stats", f->stats, "-o stats: min, mean, max and last per metric and instance")
+      ->group(kOutput);
+  app->add_flag("-r,--raw", f->raw, "show counters as stored, not as rates per second")
+      ->group(kOutput);
+  app->add_option("--plot", f->plot,
+                  "draw the chosen metrics into this SVG file: one panel per unit, counters as "
+                  "rates")
+      ->type_name("FILE.svg")
+      ->group(kOutput);
+  app->add_flag("--follow", f->follow,
+                "keep reading archives still being written, across volume switches, printing "
+                "new samples as they arrive (like tail -f); with csv, json or dump")
+      ->group(kOutput);
+
+  const char* kPlay = "Playing back as MMV";
+  app->add_option("--to-mmv", f->to_mmv,
+                  "play the recorded values back into MMV files in this directory at the "
+                  "recorded pace, so live MMV consumers see the past run")
+      ->type_name("DIR")
+      ->group(kPlay);
+  app->add_option("--speed", f->speed, "with --to-mmv: play back this many times faster")
+      ->type_name("FACTOR")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber)
+      ->group(kPlay);
+
+  app->add_option("args", f->args, "archives, then metric names or globs")->group("");
+  HiddenAlias(app, "--to_mmv", f->to_mmv);
+  HiddenFlagAlias(app, "--utc_times", f->utc_times);
+}
+
+// Only the columns whose instance is in `names` (by external name, or by
+// its first word, as PCP matches instance names), and the singular metrics.
+archiver::Timeline KeepInstances(const archiver::Timeline& t, const std::vector<std::string>& names,
+                                 std::vector<std::string>* unmatched) {
+  auto wanted = [&](const archiver::Column& c) {
+    if (c.instance.empty()) return true;
+    const std::string first_word = c.instance.substr(0, c.instance.find(' '));
+    return std::find(names.begin(), names.end(), c.instance) != names.end() ||
+           std::find(names.begin(), names.end(), first_word) != names.end();
+  };
+  std::vector<size_t> keep;
+  for (size_t c = 0; c < t.columns.size(); ++c) {
+    if (wanted(t.columns[c])) keep.push_back(c);
   }
+  for (const std::string& n : names) {
+    bool found = false;
+    for (size_t c : keep) {
+      const std::string& inst = t.columns[c].instance;
+      found |= inst == n || inst.substr(0, inst.find(' ')) == n;
+    }
+    if (!found) unmatched->push_back(n);
+  }
+  archiver::Timeline out;
+  out.host = t.host;
+  out.archives = t.archives;
+  out.problems = t.problems;
+  out.descs = t.descs;
+  out.desc_of_pmid = t.desc_of_pmid;
+  for (size_t c : keep) out.AddColumn(t.columns[c]);
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    out.AddRow(t.rows[r].time, t.rows[r].mark);
+    for (size_t k = 0; k < keep.size(); ++k) {
+      const archiver::StoredValue v = t.Value(r, keep[k]);
+      if (v.has_value() && k < out.rows.back().width) out.Set(out.rows.size() - 1, k, v);
+    }
+  }
+  return out;
+}
+
+// The zone of the first archive's label (-z): its zoneinfo, else its TZ.
+absl::StatusOr<absl::TimeZone> ArchiveZone(const std::string& name) {
+  std::string path = name;
+  struct stat st;
+  if (::stat(name.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    // A directory of archives: the first by name, as they sort in time.
+    std::vector<std::string> metas;
+    if (DIR* d = ::opendir(name.c_str())) {
+      while (dirent* e = ::readdir(d)) {
+        if (absl::EndsWith(e->d_name, ".meta")) metas.push_back(absl::StrCat(name, "/", e->d_name));
+      }
+      ::closedir(d);
+    }
+    if (metas.empty()) return absl::NotFoundError(absl::StrCat("no archive in ", name));
+    path = *std::min_element(metas.begin(), metas.end());
+  }
+  absl::StatusOr<std::unique_ptr<archiver::ArchiveReader>> r = archiver::ArchiveReader::Open(path);
+  if (!r.ok()) return r.status();
+  const format::LogLabel& label = (*r)->label();
+  return LoadPcpTimeZone(label.zoneinfo.empty() ? label.timezone : label.zoneinfo);
+}
+
+int RunReplay(const ReplayFlags& f, const Invocation& inv) {
+  if (!inv.command.empty()) return UsageError("replay", "takes no command after --");
+  std::vector<std::string> archives = f.archives, metrics;
+  for (const std::string& a : f.args) (IsArchiveArg(a) ? archives : metrics).push_back(a);
+  if (archives.empty()) {
+    return UsageError("replay", absl::StrCat("name an archive: -a ARCHIVE (base name, any of its "
+                                             "files, or a directory of archives)",
+                                             f.args.empty() ? ""
+                                                            : absl::StrCat("; not found: ", f.args[0])));
+  }
+  for (const std::string& a : f.archives) {
+    if (!IsArchiveArg(a)) {
+      std::fprintf(stderr, "mmvlog replay: -a %s: no such archive\n", a.c_str());
+      return kExitFailure;
+    }
+  }
+  // Syntax first, so that a bad option is a usage error before any reading.
+  std::optional<absl::Duration> step;
+  if (!f.interval.empty()) {
+    absl::StatusOr<absl::Duration> d = format::ParsePcpInterval(f.interval);
+    if (!d.ok()) return UsageError("replay", absl::StrCat("-t: ", d.status().message()));
+    step = *d;
+  }
+  if (!f.timezone.empty() && f.hostzone) return UsageError("replay", "-z and -Z exclude each other");
+  if (!f.timezone.empty()) {
+    absl::StatusOr<absl::TimeZone> zone = LoadPcpTimeZone(f.timezone);
+    if (!zone.ok()) return UsageError("replay", absl::StrCat("-Z: ", zone.status().message()));
+    g_zone = *zone;
+  } else if (f.utc_times) {
+    g_zone = absl::UTCTimeZone();
+  }
+  bool dump = f.dump, csv = f.csv, json = f.json, stats = f.stats;
+  for (const std::string& o : f.output) {
+    dump |= o == "dump", csv |= o == "csv", json |= o == "json", stats |= o == "stats";
+  }
+  const bool summary = std::find(f.output.begin(), f.output.end(), "summary") != f.output.end();
+
   absl::StatusOr<Timeline> t = archiver::ReadTimeline(archives, metrics);
   if (!t.ok()) {
     std::fprintf(stderr, "mmvlog replay: %s\n", std::string(t.status().message()).c_str());
@@ -328,78 +499,87 @@ int RunReplay(const Invocation& inv) {
   }
   for (const std::string& p : t->problems) std::fprintf(stderr, "mmvlog replay: warning: %s\n", p.c_str());
   if (!metrics.empty() && t->columns.empty()) {
-    std::fprintf(stderr, "mmvlog replay: no metric matches %s; 'mmvlog replay ARCHIVE' lists them\n",
+    std::fprintf(stderr, "mmvlog replay: no metric matches %s; 'mmvlog replay -a ARCHIVE' lists them\n",
                  absl::StrJoin(metrics, ", ").c_str());
     return kExitFailure;
   }
+  if (f.hostzone) {
+    absl::StatusOr<absl::TimeZone> zone = ArchiveZone(archives.front());
+    if (!zone.ok()) {
+      std::fprintf(stderr, "mmvlog replay: -z: %s\n", std::string(zone.status().message()).c_str());
+      return kExitFailure;
+    }
+    g_zone = *zone;
+  }
+  if (!f.instances.empty()) {
+    std::vector<std::string> unmatched;
+    *t = KeepInstances(*t, f.instances, &unmatched);
+    if (!unmatched.empty()) {
+      std::fprintf(stderr, "mmvlog replay: -i: no instance %s in the chosen metrics\n",
+                   absl::StrJoin(unmatched, ", ").c_str());
+      return kExitFailure;
+    }
+  }
   absl::Time from = absl::InfinitePast(), to = absl::InfiniteFuture();
   if (!t->rows.empty()) {
+    format::TimeWindowSpec spec;
+    spec.start = f.start;
+    spec.end = f.finish;
+    spec.align = f.align;
+    spec.origin = f.origin;
     const absl::Time first = format::ToAbslTime(t->rows.front().time);
     const absl::Time last = format::ToAbslTime(t->rows.back().time);
-    if (!absl::GetFlag(FLAGS_start).empty()) {
-      absl::StatusOr<absl::Time> s = ParseWhen(absl::GetFlag(FLAGS_start), first, last, "--start");
-      if (!s.ok()) {
-        std::fprintf(stderr, "mmvlog replay: %s\n", std::string(s.status().message()).c_str());
-        return kExitUsage;
-      }
-      from = *s;
+    absl::StatusOr<format::TimeWindow> window = format::ResolveTimeWindow(spec, first, last, g_zone);
+    if (!window.ok()) return UsageError("replay", window.status().message());
+    if (!window->warning.empty()) {
+      std::fprintf(stderr, "mmvlog replay: warning: %s\n", window->warning.c_str());
     }
-    if (!absl::GetFlag(FLAGS_finish).empty()) {
-      absl::StatusOr<absl::Time> f = ParseWhen(absl::GetFlag(FLAGS_finish), first, last, "--finish");
-      if (!f.ok()) {
-        std::fprintf(stderr, "mmvlog replay: %s\n", std::string(f.status().message()).c_str());
-        return kExitUsage;
-      }
-      to = *f;
-    }
-    if (!absl::GetFlag(FLAGS_interval).empty()) {
-      absl::StatusOr<absl::Duration> step = ParsePcpInterval(absl::GetFlag(FLAGS_interval));
-      if (!step.ok()) {
-        std::fprintf(stderr, "mmvlog replay: --interval: %s\n",
-                     std::string(step.status().message()).c_str());
-        return kExitUsage;
-      }
-      *t = archiver::Interpolate(*t, std::max(from, first), std::min(to, last), *step);
-    }
+    from = window->start;
+    to = window->end;
+    if (step) *t = archiver::Interpolate(*t, window->origin, to, *step);
+  } else if (!f.start.empty() || !f.finish.empty()) {
+    // Nothing recorded: no window to place the times in, but their syntax
+    // can still be checked.
+    format::TimeWindowSpec spec;
+    spec.start = f.start;
+    spec.end = f.finish;
+    const absl::Time now = absl::Now();
+    absl::StatusOr<format::TimeWindow> window = format::ResolveTimeWindow(spec, now, now, g_zone);
+    if (!window.ok()) return UsageError("replay", window.status().message());
   }
   auto select = [&](const Timeline& tl, std::optional<format::Timestamp> after) {
     std::vector<size_t> rows;
+    int64_t samples = 0;
     for (size_t r = 0; r < tl.rows.size(); ++r) {
       const absl::Time when = format::ToAbslTime(tl.rows[r].time);
       if (when < from || when > to) continue;
       if (after && !(*after < tl.rows[r].time)) continue;
+      if (!tl.rows[r].mark && f.samples > 0 && samples++ >= f.samples) break;
       rows.push_back(r);
     }
     return rows;
   };
   std::vector<size_t> rows = select(*t, std::nullopt);
-  const std::string to_mmv = absl::GetFlag(FLAGS_to_mmv);
-  if (!to_mmv.empty()) {
-    if (absl::GetFlag(FLAGS_speed) <= 0) {
-      std::fprintf(stderr, "mmvlog replay: --speed must be positive\n");
-      return kExitUsage;
-    }
+  if (!f.to_mmv.empty()) {
     InstallStopSignals();
-    if (absl::Status s = PlayToMmv(*t, rows, to_mmv, absl::GetFlag(FLAGS_speed)); !s.ok()) {
-      std::fprintf(stderr, "mmvlog replay: --to_mmv: %s\n", std::string(s.message()).c_str());
+    if (absl::Status s = PlayToMmv(*t, rows, f.to_mmv, f.speed); !s.ok()) {
+      std::fprintf(stderr, "mmvlog replay: --to-mmv: %s\n", std::string(s.message()).c_str());
       return kExitFailure;
     }
     return kExitOk;
   }
-  if (absl::GetFlag(FLAGS_follow)) {
-    if (!absl::GetFlag(FLAGS_csv) && !absl::GetFlag(FLAGS_json) && !absl::GetFlag(FLAGS_dump)) {
-      std::fprintf(stderr, "mmvlog replay: --follow needs --csv, --json or --dump\n");
-      return kExitUsage;
+  if (f.follow) {
+    if (!csv && !json && !dump) {
+      return UsageError("replay", "--follow needs -o csv, json or dump");
     }
     InstallStopSignals();
-    const bool raw = absl::GetFlag(FLAGS_raw);
     bool header = true;
     std::optional<format::Timestamp> printed;
     for (;;) {
       std::vector<size_t> fresh = select(*t, printed);
-      if (absl::GetFlag(FLAGS_dump)) PrintDump(*t, fresh);
-      if (absl::GetFlag(FLAGS_csv)) PrintCsv(*t, fresh, raw, header);
-      if (absl::GetFlag(FLAGS_json)) PrintJson(*t, fresh, raw);
+      if (dump) PrintDump(*t, fresh);
+      if (csv) PrintCsv(*t, fresh, f.raw, header);
+      if (json) PrintJson(*t, fresh, f.raw);
       std::fflush(stdout);
       header = false;
       if (!fresh.empty()) printed = t->rows[fresh.back()].time;
@@ -409,28 +589,34 @@ int RunReplay(const Invocation& inv) {
       if (again.ok()) *t = std::move(*again);
     }
   }
-  const bool raw = absl::GetFlag(FLAGS_raw);
   int outputs = 0;
-  if (absl::GetFlag(FLAGS_dump)) ++outputs, PrintDump(*t, rows);
-  if (absl::GetFlag(FLAGS_csv)) ++outputs, PrintCsv(*t, rows, raw);
-  if (absl::GetFlag(FLAGS_json)) ++outputs, PrintJson(*t, rows, raw);
-  if (absl::GetFlag(FLAGS_stats)) ++outputs, PrintStats(*t, rows, raw);
-  const std::string plot = absl::GetFlag(FLAGS_plot);
+  if (dump) ++outputs, PrintDump(*t, rows);
+  if (csv) ++outputs, PrintCsv(*t, rows, f.raw);
+  if (json) ++outputs, PrintJson(*t, rows, f.raw);
+  if (stats) ++outputs, PrintStats(*t, rows, f.raw);
   std::fflush(stdout);
-  if (!plot.empty()) {
+  if (!f.plot.empty()) {
     ++outputs;
-    const std::string svg = Svg(*t, rows, raw);
+    const std::string svg = Svg(*t, rows, f.raw);
     if (absl::Status s = archiver::WriteFileAtomically(
-            plot, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(svg.data()), svg.size()));
+            f.plot, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(svg.data()), svg.size()));
         !s.ok()) {
       std::fprintf(stderr, "mmvlog replay: --plot: %s\n", s.ToString().c_str());
       return kExitFailure;
     }
-    std::fprintf(stderr, "mmvlog replay: plot written to %s\n", plot.c_str());
+    std::fprintf(stderr, "mmvlog replay: plot written to %s\n", f.plot.c_str());
   }
-  if (outputs == 0) PrintSummary(*t);
+  if (outputs == 0 || summary) PrintSummary(*t);
   std::fflush(stdout);
   return kExitOk;
+}
+
+}  // namespace
+
+Runner DefineReplay(CLI::App* app) {
+  auto f = std::make_shared<ReplayFlags>();
+  AddReplayOptions(app, f.get());
+  return [f](const Invocation& inv) { return RunReplay(*f, inv); };
 }
 
 }  // namespace mmvlog::cmd

@@ -1,42 +1,50 @@
-// The table of mmvlog subcommands. Each lives in its own file (record.cc,
-// inspect.cc, ...) with its own ABSL_FLAGs, and exposes one entry point that
-// runs after the flags are parsed.
+// The mmvlog subcommands. Each lives in its own file (record.cc, replay.cc,
+// ...) and declares its own options on a CLI11 app of its own, so
+// `mmvlog SUB --help` lists just those; what it returns runs once they are
+// parsed and checked.
 #ifndef MMVLOG_CMD_SUBCOMMAND_H_
 #define MMVLOG_CMD_SUBCOMMAND_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "CLI/CLI.hpp"
+#include "cmd/cli.h"
+
 namespace mmvlog::cmd {
 
-// Exit statuses shared by all subcommands.
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailure = 1;  // the work failed (bad file, I/O)
-inline constexpr int kExitUsage = 2;    // bad command line
-
-// What a subcommand gets after flag parsing.
+// What a subcommand gets besides its options.
 struct Invocation {
-  std::vector<std::string> args;     // positional arguments
   std::vector<std::string> command;  // everything after "--", if any
 };
 
+// Runs the subcommand; returns its exit status.
+using Runner = std::function<int(const Invocation& invocation)>;
+
 struct Subcommand {
   const char* name;
-  const char* usage;    // "inspect [--json] FILE"
-  const char* summary;  // one line
-  int (*run)(const Invocation& invocation);
-  // Besides cmd/<name>.cc, the files (comma separated) whose flags this
-  // subcommand also takes.
-  const char* shared_flags_file = nullptr;
+  const char* args_usage;  // "[OPTIONS] ARCHIVE..." (after "mmvlog NAME ")
+  const char* summary;     // one line
+  // Declares the subcommand's options on `app` (their storage is owned by
+  // what it returns) and returns the runner.
+  Runner (*define)(CLI::App* app);
 };
 
-// Entry points, one per file.
-int RunInspect(const Invocation& invocation);
-int RunDemo(const Invocation& invocation);
-int RunCapture(const Invocation& invocation);
-int RunRecord(const Invocation& invocation);
-int RunReplay(const Invocation& invocation);
-int RunCheck(const Invocation& invocation);
+// One per file.
+Runner DefineRecord(CLI::App* app);
+Runner DefineCapture(CLI::App* app);
+Runner DefineReplay(CLI::App* app);
+Runner DefineCheck(CLI::App* app);
+Runner DefineInspect(CLI::App* app);
+Runner DefineDemo(CLI::App* app);
+
+// The table, in the order `mmvlog --help` lists them.
+const std::vector<Subcommand>& Subcommands();
+
+// Runs `mmvlog ARGS...` (args[0] is the subcommand) as main() would: the demo
+// uses it to show the very commands a user types.
+int RunCommandLine(const std::vector<std::string>& args);
 
 }  // namespace mmvlog::cmd
 

@@ -167,11 +167,11 @@ class CrashTest(unittest.TestCase):
         trigger, argument, extra = plan
         version = rng.choice(("2", "3"))
         if trigger == "file" and argument != "meta":
-            volume = ["--volume_samples", str(rng.randint(1, 3))]
+            volume = ["-v", str(rng.randint(1, 3))]
         elif rng.random() < 0.5:
-            volume = ["--volume_samples", str(rng.randint(1, 6))]
+            volume = ["-v", str(rng.randint(1, 6))]
         else:
-            volume = ["--volume_size", rng.choice(("2K", "4K", "8K"))]
+            volume = ["-v", rng.choice(("2K", "4K", "8K"))]
         late_mode = rng.choice(("v1", "v2", "v3"))
         late_at = rng.uniform(0, argument if trigger == "time" else 0.02)
         tear = rng.random() < 0.3
@@ -182,9 +182,9 @@ class CrashTest(unittest.TestCase):
         log_path = os.path.join(self.logs, "k%02d.log" % i)
         with open(log_path, "w") as log:
             proc = subprocess.Popen(
-                [self.mmvlog, "capture", "-o", base, "--mmv_dir", self.mmv_dir,
-                 "--interval", "3msec", "--duration", "60sec",
-                 "--archive_version", version] + volume,
+                [self.mmvlog, "capture", "-o", base, "--mmv-dir", self.mmv_dir,
+                 "--interval", "3msec", "-T", "60sec",
+                 "--archive-version", version] + volume,
                 stdout=log, stderr=log, env=self.env)
             start = time.monotonic()
             late = None
@@ -331,8 +331,8 @@ class CrashTest(unittest.TestCase):
         os.makedirs(mmv_dir)
         base = os.path.join(self.tmp, "hup")
         proc = subprocess.Popen(
-            [self.mmvlog, "capture", "-o", base, "--mmv_dir", mmv_dir, "--interval", "20msec",
-             "--duration", "60sec"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            [self.mmvlog, "capture", "-o", base, "--mmv-dir", mmv_dir, "--interval", "20msec",
+             "-T", "60sec"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         try:
             deadline = time.monotonic() + 10
             while not os.path.exists(base + ".0") and time.monotonic() < deadline:

@@ -131,10 +131,10 @@ class DiskFullTest(unittest.TestCase):
 
     def test_v3_small_volumes(self):
         # The disk also fills while starting a volume (every 3 samples).
-        self.full_disk_scenario("3", ["--volume_samples", "3"])
+        self.full_disk_scenario("3", ["-v", "3"])
 
     def test_v2_volume_size(self):
-        self.full_disk_scenario("2", ["--volume_size", "6K"])
+        self.full_disk_scenario("2", ["-v", "6K"])
 
     def test_v3_full_before_metadata(self):
         # The archive is created while no MMV file exists; the disk is then
@@ -167,9 +167,9 @@ class DiskFullTest(unittest.TestCase):
         log = open(log_path, "w")
         out = open(out_path, "w")
         self.proc = subprocess.Popen(
-            [self.mmvlog, "capture", "-o", base, "--mmv_dir", mmv_dir,
-             "--interval", "%dmsec" % INTERVAL_MS, "--duration", "60sec",
-             "--archive_version", version] + extra_flags,
+            [self.mmvlog, "capture", "-o", base, "--mmv-dir", mmv_dir,
+             "--interval", "%dmsec" % INTERVAL_MS, "-T", "60sec",
+             "--archive-version", version] + extra_flags,
             stdout=out, stderr=log, env=self.env)
         if metadata_first:
             # No MMV file yet: the recorder creates no archive until there is

@@ -44,9 +44,9 @@ class RecoveryIndexTest(unittest.TestCase):
         for version in ("2", "3"):
             base = os.path.join(cls.tmp, "v" + version, "a")
             os.makedirs(os.path.dirname(base))
-            subprocess.run([runfile("cmd/mmvlog"), "capture", "-o", base, "--mmv_dir", mmv_dir,
-                            "--interval", "5msec", "--samples", "40",
-                            "--archive_version", version, "--volume_samples", "4"],
+            subprocess.run([runfile("cmd/mmvlog"), "capture", "-o", base, "--mmv-dir", mmv_dir,
+                            "--interval", "5msec", "-s", "40",
+                            "--archive-version", version, "-v", "4"],
                            env=env, check=True, capture_output=True)
             cls.archives[int(version)] = base
 

@@ -556,7 +556,7 @@ TEST(ApplyRetentionTest, DeletesOldestUntilTheTotalFits) {
 
 TEST(ApplyRetentionTest, NeverDeletesTheArchiveBeingWritten) {
   const std::string dir = TempDir("retention_keep");
-  // The current archive is the oldest (e.g. a fixed --archive_name).
+  // The current archive is the oldest (e.g. a fixed --archive-name).
   FakeArchive(dir, "current", kNow - 30 * kDay, 1000);
   FakeArchive(dir, "20260609.00.00", kNow - 5 * kDay);
   LogSink log;

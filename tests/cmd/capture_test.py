@@ -110,7 +110,7 @@ class CaptureTest(unittest.TestCase):
     def test_samples_and_interval(self):
         base = os.path.join(self.out, "three")
         t0 = time.monotonic()
-        p = self.capture("--output", base, "--samples", "3", "--interval", "200msec")
+        p = self.capture("--output", base, "-s", "3", "-t", "200msec")
         took = time.monotonic() - t0
         self.assertEqual(p.returncode, 0, describe(p))
         self.assert_summary(p, base, samples=3)
@@ -123,7 +123,7 @@ class CaptureTest(unittest.TestCase):
 
     def test_duration(self):
         base = os.path.join(self.out, "dur")
-        p = self.capture("-o", base, "--duration", "0.5sec", "--interval", "100msec")
+        p = self.capture("-o", base, "-T", "0.5sec", "-t", "100msec")
         self.assertEqual(p.returncode, 0, describe(p))
         m = SUMMARY.match(p.stdout.strip())
         self.assertIsNotNone(m, describe(p))
@@ -132,7 +132,7 @@ class CaptureTest(unittest.TestCase):
 
     def test_named_files_only(self):
         base = os.path.join(self.out, "named")
-        p = self.capture("-o", base, "--no_dir", self.files.path("alpha"))
+        p = self.capture("-o", base, "--no-dir", self.files.path("alpha"))
         self.assertEqual(p.returncode, 0, describe(p))
         m = SUMMARY.match(p.stdout.strip())
         self.assertIsNotNone(m, describe(p))
@@ -211,7 +211,7 @@ class CaptureTest(unittest.TestCase):
         return proc.returncode, out, tty
 
     def test_progress_line_only_on_a_terminal(self):
-        args = ["capture", "--samples", "3", "--interval", "100msec"]
+        args = ["capture", "-s", "3", "-t", "100msec"]
         piped = cmdtest.run([MMVLOG] + args + ["-o", os.path.join(self.out, "piped")],
                             env=self.files.env)
         self.assertEqual(piped.returncode, 0, describe(piped))
@@ -222,8 +222,8 @@ class CaptureTest(unittest.TestCase):
         self.assertEqual(rc, 0, tty)
         self.assertIsNotNone(SUMMARY.match(out.strip()), out)
         self.assertIn(b"\rcapturing %s: 3 samples" % tty_base.encode(), tty)
-        # ...unless --progress=false.
-        rc, out, tty = self.run_on_terminal(args + ["-o", tty_base + "2", "--progress=false"])
+        # ...unless --no-progress.
+        rc, out, tty = self.run_on_terminal(args + ["-o", tty_base + "2", "--no-progress"])
         self.assertEqual(rc, 0, tty)
         self.assertIsNotNone(SUMMARY.match(out.strip()), out)
         self.assertNotIn(b"capturing", tty)
@@ -254,18 +254,18 @@ class CaptureTest(unittest.TestCase):
         self.assertIn("mmvlog capture:", p.stderr)
 
     def test_missing_output(self):
-        p = self.assert_refused(["--samples", "1"], "-o ARCHIVE", status=2)
+        p = self.assert_refused(["-s", "1"], "-o ARCHIVE", status=2)
         self.assertIn("mmvlog capture:", p.stderr)
 
     def test_bad_archive_version(self):
-        self.assert_refused(["-o", os.path.join(self.out, "x"), "--archive_version", "4"],
-                            "--archive_version must be 2 or 3", status=2)
-        self.assert_refused(["-o", os.path.join(self.out, "x"), "--archive_version", "three"],
+        self.assert_refused(["-o", os.path.join(self.out, "x"), "--archive-version", "4"],
+                            "--archive-version must be 2 or 3", status=2)
+        self.assert_refused(["-o", os.path.join(self.out, "x"), "--archive-version", "three"],
                             "archive_version")
 
     def test_bad_samples_and_duration(self):
-        self.assert_refused(["-o", os.path.join(self.out, "x"), "--samples", "-1"], "--samples")
-        self.assert_refused(["-o", os.path.join(self.out, "x"), "--duration", "soon"], "soon")
+        self.assert_refused(["-o", os.path.join(self.out, "x"), "-s", "-1"], "-s")
+        self.assert_refused(["-o", os.path.join(self.out, "x"), "-T", "soon"], "soon")
 
     def test_refuses_to_overwrite_an_archive(self):
         base = os.path.join(self.out, "exists")
@@ -287,12 +287,12 @@ class CaptureTest(unittest.TestCase):
         missing = os.path.join(self.root, "no-such-file")
         self.assert_refused(["-o", os.path.join(self.out, "x"), missing], missing)
         # A directory, and a file that is not an MMV file, named as one.
-        self.assert_refused(["-o", os.path.join(self.out, "x"), "--no_dir", self.out], self.out)
+        self.assert_refused(["-o", os.path.join(self.out, "x"), "--no-dir", self.out], self.out)
         garbage = os.path.join(self.root, "garbage")
         with open(garbage, "w") as f:
             f.write("this is not an MMV file\n")
         self.assert_refused(["-o", os.path.join(self.out, "x"), garbage], garbage)
-        self.assert_refused(["-o", os.path.join(self.out, "x"), "--no_dir", garbage], garbage)
+        self.assert_refused(["-o", os.path.join(self.out, "x"), "--no-dir", garbage], garbage)
         if os.geteuid() != 0:  # root reads a mode-000 file anyway
             secret = os.path.join(self.root, "secret")
             with open(self.files.path("alpha"), "rb") as src, open(secret, "wb") as dst:
@@ -307,14 +307,14 @@ class CaptureTest(unittest.TestCase):
         for mmv_dir in (empty, os.path.join(self.root, "missing")):
             with self.subTest(mmv_dir=mmv_dir):
                 before = snapshot(self.out)
-                p = self.capture("-o", os.path.join(self.out, "x"), "--mmv_dir", mmv_dir)
+                p = self.capture("-o", os.path.join(self.out, "x"), "--mmv-dir", mmv_dir)
                 self.assertEqual(p.returncode, 1, describe(p))
                 self.assertEqual(p.stdout, "")
                 self.assertIn("mmvlog capture: nothing recorded: no MMV metrics in %s" % mmv_dir,
                               lines(p.stderr)[-1])
                 self.assertEqual(snapshot(self.out), before, "files left behind")
         # Around a command, the command's status is still the one returned.
-        p = self.capture("-o", os.path.join(self.out, "x"), "--mmv_dir", empty, "--",
+        p = self.capture("-o", os.path.join(self.out, "x"), "--mmv-dir", empty, "--",
                          "sh", "-c", "exit 3")
         self.assertEqual(p.returncode, 3, describe(p))
         self.assertIn("nothing recorded", p.stderr)

@@ -161,7 +161,7 @@ class HelpTest(unittest.TestCase):
 
     def test_flags_of_another_subcommand_are_refused(self):
         # absl flags are global to the binary; each subcommand takes only its own.
-        for args, flag in ((["replay", "--archive_dir=/tmp", "x"], "archive_dir"),
+        for args, flag in ((["replay", "--archive-dir=/tmp", "x"], "archive_dir"),
                            (["capture", "-o", "/nonexistent/x", "--compress"], "compress"),
                            (["record", "--output", "x"], "output"),
                            (["demo", "--nocsv"], "nocsv"),

@@ -136,7 +136,7 @@ class RecordTest(unittest.TestCase):
         archive_dir = os.path.join(self.root, "archives")
         pidfile = os.path.join(self.root, "run", "mmvlog.pid")
         os.makedirs(os.path.dirname(pidfile))
-        r = self.start("--archive_dir", archive_dir, "--mmv_dir", self.files.mmv_dir,
+        r = self.start("--archive-dir", archive_dir, "--mmv-dir", self.files.mmv_dir,
                        "--interval", "100msec", "--pidfile", pidfile)
         # --pidfile holds our pid while running.
         wait_for(lambda: read(pidfile).strip() == str(r.proc.pid), 20,
@@ -152,7 +152,7 @@ class RecordTest(unittest.TestCase):
 
         # A second recorder on the same directory: one clear line, non-zero.
         before = sorted(os.listdir(archive_dir))
-        second = self.record("--archive_dir", archive_dir, "--mmv_dir", self.files.mmv_dir,
+        second = self.record("--archive-dir", archive_dir, "--mmv-dir", self.files.mmv_dir,
                              "--interval", "100msec", "--pidfile", pidfile + ".2")
         self.assertNotEqual(second.returncode, 0, describe(second))
         self.assertEqual(len(lines(second.stderr)), 1, describe(second))
@@ -192,15 +192,15 @@ class RecordTest(unittest.TestCase):
         self.assertEqual(cmdtest.archive_label(base)["version"], 3)
 
         # The lock is free again: a new recorder in the same directory runs.
-        third = self.record("--archive_dir", archive_dir, "--mmv_dir", self.files.mmv_dir,
-                            "--interval", "100msec", "--samples", "1", "--archive_name", "again")
+        third = self.record("--archive-dir", archive_dir, "--mmv-dir", self.files.mmv_dir,
+                            "--interval", "100msec", "-s", "1", "--archive-name", "again")
         self.assertEqual(third.returncode, 0, describe(third))
         self.assert_archive_ok(os.path.join(archive_dir, "again"), results=1)
 
     def test_sigint_also_closes_the_archive(self):
         archive_dir = os.path.join(self.root, "archives")
-        r = self.start("--archive_dir", archive_dir, "--mmv_dir", self.files.mmv_dir,
-                       "--interval", "100msec", "--archive_name", "int")
+        r = self.start("--archive-dir", archive_dir, "--mmv-dir", self.files.mmv_dir,
+                       "--interval", "100msec", "--archive-name", "int")
         base = os.path.join(archive_dir, "int")
         wait_for(lambda: os.path.exists(base + ".0"), 20, "volume 0")
         time.sleep(0.5)
@@ -212,8 +212,8 @@ class RecordTest(unittest.TestCase):
 
     def test_compress_finished_volumes(self):
         archive_dir = os.path.join(self.root, "archives")
-        r = self.start("--archive_dir", archive_dir, "--mmv_dir", self.files.mmv_dir,
-                       "--interval", "100msec", "--compress", "--archive_name", "z")
+        r = self.start("--archive-dir", archive_dir, "--mmv-dir", self.files.mmv_dir,
+                       "--interval", "100msec", "--compress", "--archive-name", "z")
         base = os.path.join(archive_dir, "z")
         wait_for(lambda: os.path.exists(base + ".0"), 20, "volume 0")
         time.sleep(0.3)
@@ -259,8 +259,8 @@ class RecordTest(unittest.TestCase):
         if now.second >= 45:
             time.sleep(60.5 - now.second - now.microsecond / 1e6)
         archive_dir = os.path.join(self.root, "archives")
-        args = ["--archive_dir", archive_dir, "--mmv_dir", self.files.mmv_dir,
-                "--interval", "100msec", "--samples", "3"]
+        args = ["--archive-dir", archive_dir, "--mmv-dir", self.files.mmv_dir,
+                "--interval", "100msec", "-s", "3"]
         first = self.record(*args)
         self.assertEqual(first.returncode, 0, describe(first))
         bases = cmdtest.archive_bases(archive_dir)
@@ -291,8 +291,8 @@ class RecordTest(unittest.TestCase):
 
     def test_samples_ends_the_recording(self):
         archive_dir = os.path.join(self.root, "archives")
-        p = self.record("--archive_dir", archive_dir, "--mmv_dir", self.files.mmv_dir,
-                        "--interval", "100msec", "--samples", "4", "--archive_name", "s")
+        p = self.record("--archive-dir", archive_dir, "--mmv-dir", self.files.mmv_dir,
+                        "--interval", "100msec", "-s", "4", "--archive-name", "s")
         self.assertEqual(p.returncode, 0, describe(p))
         self.assert_log_lines(p.stderr)
         self.assertRegex(lines(p.stderr)[-1], r"stopped: 4 samples, %d values, 0 marks"
@@ -302,8 +302,8 @@ class RecordTest(unittest.TestCase):
     def test_duration_ends_the_recording(self):
         archive_dir = os.path.join(self.root, "archives")
         t0 = time.monotonic()
-        p = self.record("--archive_dir", archive_dir, "--mmv_dir", self.files.mmv_dir,
-                        "--interval", "100msec", "--duration", "1sec", "--archive_name", "d")
+        p = self.record("--archive-dir", archive_dir, "--mmv-dir", self.files.mmv_dir,
+                        "--interval", "100msec", "-T", "1sec", "--archive-name", "d")
         took = time.monotonic() - t0
         self.assertEqual(p.returncode, 0, describe(p))
         self.assertGreaterEqual(took, 0.85)
@@ -313,16 +313,17 @@ class RecordTest(unittest.TestCase):
         self.assertGreaterEqual(results, 8)
         self.assertLessEqual(results, 11)
 
-    def test_until_ends_the_recording(self):
+    def test_finish_time_ends_the_recording(self):
         archive_dir = os.path.join(self.root, "archives")
         # Whole seconds: at least 1.5 s ahead.
         until = datetime.datetime.now().replace(microsecond=0) + datetime.timedelta(seconds=3)
-        for form, fmt in (("date", "%Y-%m-%d %H:%M:%S"), ("time of day", "%H:%M:%S")):
+        # PCP's -T @datetime forms (PCPIntro(1) TIME WINDOW SPECIFICATION).
+        for form, fmt in (("date", "@%Y-%m-%d %H:%M:%S"), ("time of day", "@%H:%M:%S")):
             with self.subTest(form=form):
                 text = until.strftime(fmt)
                 name = form.replace(" ", "_")
-                p = self.record("--archive_dir", archive_dir, "--mmv_dir", self.files.mmv_dir,
-                                "--interval", "100msec", "--until", text, "--archive_name", name)
+                p = self.record("--archive-dir", archive_dir, "--mmv-dir", self.files.mmv_dir,
+                                "--interval", "100msec", "-T", text, "--archive-name", name)
                 done = datetime.datetime.now()
                 self.assertEqual(p.returncode, 0, describe(p))
                 self.assertGreaterEqual(done, until - datetime.timedelta(seconds=0.2))
@@ -330,10 +331,11 @@ class RecordTest(unittest.TestCase):
                 self.assert_archive_ok(os.path.join(archive_dir, name))
                 until = max(until, datetime.datetime.now().replace(microsecond=0)) + \
                     datetime.timedelta(seconds=2)
-        p = self.record("--archive_dir", archive_dir, "--until", "25:99")
+        p = self.record("--archive-dir", archive_dir, "-T", "25:99")
         self.assertEqual(p.returncode, 2, describe(p))
         self.assertEqual(len(lines(p.stderr)), 1, describe(p))
-        self.assertIn("bad --until '25:99'", p.stderr)
+        self.assertIn("-T", p.stderr)
+        self.assertIn("25:99", p.stderr)
 
     # -- the systemd unit in docs/ -----------------------------------------------
 
@@ -347,9 +349,9 @@ class RecordTest(unittest.TestCase):
                          MMVLOG_MMV_DIR=self.files.mmv_dir)
         argv = systemd_command_line(exec_start, variables)
         self.assertTrue(os.path.basename(argv[0]) == "mmvlog" and argv[1] == "record", argv)
-        self.assertIn("--archive_dir=" + archive_dir, argv)
-        self.assertIn("--mmv_dir=" + self.files.mmv_dir, argv)
-        argv = [MMVLOG] + argv[1:] + ["--samples", "2"]
+        self.assertIn("--archive-dir=" + archive_dir, argv)
+        self.assertIn("--mmv-dir=" + self.files.mmv_dir, argv)
+        argv = [MMVLOG] + argv[1:] + ["-s", "2"]
         # The unit's interval (10 s) is kept: two samples take 10 s.
         p = cmdtest.run(argv, env=self.env, timeout=50)
         self.assertEqual(p.returncode, 0, "%s\n%s" % (argv, describe(p)))

@@ -1,4 +1,4 @@
-"""`mmvlog replay --interval`, `--follow` and `--to_mmv`, end to end.
+"""`mmvlog replay --interval`, `--follow` and `--to-mmv`, end to end.
 
 - --interval: resampling with interpolation is judged against real PCP's
   pmval -t on the same archive (an archive written by the writer test tool,
@@ -7,7 +7,7 @@
   as rates likewise, and no value may appear across the <mark>.
 - --follow: an archive still being written by `mmvlog capture` is followed;
   every sample written while following is printed once, in order.
-- --to_mmv: values recorded from libpcp_mmv files are played back into MMV
+- --to-mmv: values recorded from libpcp_mmv files are played back into MMV
   files; `mmvlog inspect` and PCP's mmvdump read the recorded values back.
 """
 
@@ -49,7 +49,7 @@ class IntervalTest(unittest.TestCase):
         self.expected = json.loads(p.stdout)
 
     def replay_json(self, *args, step="500msec"):
-        p = cmdtest.run([MMVLOG, "replay", "--json", "--utc_times", "--interval", step,
+        p = cmdtest.run([MMVLOG, "replay", "--json", "-Z", "UTC", "--interval", step,
                          self.base] + list(args), env=dict(os.environ, TZ="UTC"))
         self.assertEqual(p.returncode, 0, describe(p))
         return [json.loads(l) for l in lines(p.stdout)]
@@ -115,8 +115,8 @@ class FollowTest(unittest.TestCase):
     def test_follows_a_growing_archive(self):
         mmv = cmdtest.MmvFiles(cmdtest.fresh_dir("follow_mmv"), files=(("app", "v1", 0, 0),))
         base = os.path.join(cmdtest.fresh_dir("follow"), "a")
-        cap = subprocess.Popen([MMVLOG, "capture", "-o", base, "--mmv_dir", mmv.mmv_dir,
-                                "--interval", "200msec", "--duration", "3sec", "--progress=false"],
+        cap = subprocess.Popen([MMVLOG, "capture", "-o", base, "--mmv-dir", mmv.mmv_dir,
+                                "--interval", "200msec", "-T", "3sec", "--no-progress"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=mmv.env)
         try:
             deadline = time.time() + 5
@@ -150,11 +150,11 @@ class ToMmvTest(unittest.TestCase):
     def test_played_back_values_read_as_recorded(self):
         mmv = cmdtest.MmvFiles(cmdtest.fresh_dir("tommv_src"), files=(("app", "v3", 0, 0),))
         base = os.path.join(cmdtest.fresh_dir("tommv_arch"), "a")
-        p = cmdtest.run([MMVLOG, "capture", "-o", base, "--mmv_dir", mmv.mmv_dir,
-                         "--samples", "3", "--interval", "100msec"], env=mmv.env)
+        p = cmdtest.run([MMVLOG, "capture", "-o", base, "--mmv-dir", mmv.mmv_dir,
+                         "-s", "3", "--interval", "100msec"], env=mmv.env)
         self.assertEqual(p.returncode, 0, describe(p))
         out = cmdtest.fresh_dir("tommv_out")
-        p = cmdtest.run([MMVLOG, "replay", "--to_mmv", out, "--speed", "50", base])
+        p = cmdtest.run([MMVLOG, "replay", "--to-mmv", out, "--speed", "50", base])
         self.assertEqual(p.returncode, 0, describe(p))
         self.assertEqual(os.listdir(out), ["app"])
         src = json.loads(cmdtest.run([MMVLOG, "inspect", "--json",

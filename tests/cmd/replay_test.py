@@ -208,16 +208,16 @@ class OurArchivesTest(unittest.TestCase):
 
         with Advancer(cls.files, reset_after=0.65) as adv:
             time.sleep(0.1)
-            must(["capture", "-o", cls.a, "--samples", "12", "--interval", "100msec"])
+            must(["capture", "-o", cls.a, "-s", "12", "--interval", "100msec"])
             if not adv.reset_done.is_set():
                 raise AssertionError("the counter reset did not happen while recording")
             time.sleep(0.3)
-            must(["capture", "-o", cls.b, "--samples", "4", "--interval", "100msec"])
-            must(["capture", "-o", cls.c, "--samples", "2", "--interval", "100msec"])
+            must(["capture", "-o", cls.b, "-s", "4", "--interval", "100msec"])
+            must(["capture", "-o", cls.c, "-s", "2", "--interval", "100msec"])
             # Two runs of record into the same archive: a <mark> between them.
             for _ in range(2):
-                must(["record", "--archive_dir", resume_dir, "--archive_name", "r",
-                      "--samples", "3", "--interval", "100msec"])
+                must(["record", "--archive-dir", resume_dir, "--archive-name", "r",
+                      "-s", "3", "--interval", "100msec"])
         # c is damaged: its metadata torn after 100 bytes.
         with open(cls.c + ".meta", "r+b") as f:
             f.truncate(100)

@@ -188,10 +188,10 @@ def mmvlog_capture_help(mmvlog):
 
 def mmvlog_capture_command(mmvlog, base, mmv_dir, samples, interval_sec, version):
     """Records `samples` samples of every file in mmv_dir into archive `base`."""
-    return [mmvlog, "capture", "--output=" + base, "--mmv_dir=" + mmv_dir,
+    return [mmvlog, "capture", "--output=" + base, "--mmv-dir=" + mmv_dir,
             "--samples=%d" % samples,
             "--interval=%dmsec" % int(round(interval_sec * 1000)),  # PCP interval syntax
-            "--archive_version=%d" % version, "--progress=false"]
+            "--archive-version=%d" % version, "--no-progress"]
 
 
 # ---------------------------------------------------------------------------

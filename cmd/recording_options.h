@@ -1,0 +1,78 @@
+// Options shared by `mmvlog record` and `mmvlog capture`, spelled as
+// pmlogger(1) spells them (-t INTERVAL, -s ENDSIZE, -T ENDTIME, -v VOLSIZE,
+// -l LOGFILE, -V VERSION, -m NOTE, -H LABELHOST, -p PID, -c CONFIG, -U USER,
+// the archive as the last argument) plus mmvlog's own (--mmv-dir,
+// --include, ...), and their translation into RecorderOptions and
+// LoopLimits.
+#ifndef MMVLOG_CMD_RECORDING_OPTIONS_H_
+#define MMVLOG_CMD_RECORDING_OPTIONS_H_
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "archiver/record_loop.h"
+#include "archiver/recorder.h"
+
+namespace mmvlog::cmd {
+
+// The options as typed; validated by RecordingFromFlags.
+struct RecordingFlags {
+  std::string interval = "1sec";  // -t
+  std::string size;               // -s: samples, bytes or a duration
+  std::string finish;             // -T: PCP time (10mins, @11:30)
+  std::string volsize;            // -v: samples, bytes or a duration
+  std::string log_file;           // -l
+  int archive_version = 3;        // -V
+  std::string note;               // -m
+  std::string labelhost;          // -H
+  int64_t pid = 0;                // -p
+  std::string config;             // -c (not supported yet)
+  bool check_config = false;      // -C (not supported yet)
+  std::string user;               // -U (not supported yet)
+  std::string mmv_dir;
+  bool no_dir = false;
+  std::string prefix = "mmv";
+  std::vector<std::string> include;
+  std::vector<std::string> exclude;
+  bool progress = true;
+  std::vector<std::string> args;  // [MMVFILE...] [ARCHIVE]
+  // Old spellings (hidden): --samples, --duration, --volume_size, --volume_samples.
+  int64_t samples = 0;
+  std::string duration;
+  std::string volume_size;
+  int64_t volume_samples = 0;
+};
+
+// Declares the shared options on `app`, storing into `f` (which must outlive
+// the parse).
+void AddRecordingOptions(CLI::App* app, RecordingFlags* f);
+
+struct RecordingSetup {
+  archiver::RecorderOptions recorder;
+  archiver::LoopLimits limits;
+  std::string archive;   // the ARCHIVE argument ("" when none was given)
+  pid_t watch_pid = 0;   // -p: stop once this process has exited (0: none)
+  bool progress = true;  // a progress line (only when stderr is a terminal)
+  std::string note;      // -m
+};
+
+// Checks the options and turns them into a setup; `now` is the origin of
+// -T's relative times. InvalidArgument, naming the option and its value, for
+// anything wrong (a usage error: nothing has been created yet).
+absl::StatusOr<RecordingSetup> RecordingFromFlags(const RecordingFlags& f, absl::Time now);
+
+// Splits [MMVFILE...] [ARCHIVE]: the last argument is the archive unless it
+// names an existing file (then all are MMV files, as pmlogger's archive is a
+// base name that never exists as a file itself).
+void SplitMmvFilesAndArchive(const std::vector<std::string>& args,
+                             std::vector<std::string>* files, std::string* archive);
+
+}  // namespace mmvlog::cmd
+
+#endif  // MMVLOG_CMD_RECORDING_OPTIONS_H_
