@@ -186,8 +186,10 @@ int ReportParseError(const CLI::App& app, const std::string& command, const CLI:
   } else if (std::regex_match(what, m, std::regex("Could not convert: (\\S+) = (.*)"))) {
     what = absl::StrCat("bad value '", m[2].str(), "' for ", m[1].str());
   } else if (dynamic_cast<const CLI::ValidationError*>(&e) != nullptr &&
-             std::regex_match(what, m, std::regex("(-\\S+): (\\S*)"))) {
-    what = absl::StrCat("bad value '", m[2].str(), "' for ", m[1].str());
+             std::regex_match(what, m, std::regex("(-\\S+): (\\S*)( .+)?"))) {
+    // CLI11's "--opt: VALUE not in {...}" or "--opt: VALUE".
+    what = absl::StrCat("bad value '", m[2].str(), "' for ", m[1].str(),
+                        m[3].matched ? absl::StrCat(":", m[3].str()) : "");
   } else if (std::regex_match(what, m, std::regex("(\\S+): \\d+ required (\\S+) missing"))) {
     what = absl::StrCat("option ", m[1].str(), " needs a value (", m[2].str(), ")");
   }

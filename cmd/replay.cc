@@ -534,9 +534,10 @@ int RunReplay(const ReplayFlags& f, const Invocation& inv) {
     if (!window->warning.empty()) {
       std::fprintf(stderr, "mmvlog replay: warning: %s\n", window->warning.c_str());
     }
-    from = window->start;
-    to = window->end;
-    if (step) *t = archiver::Interpolate(*t, window->origin, to, *step);
+    // Unbounded unless asked: --follow shows what is recorded after now.
+    if (!f.start.empty() || !f.align.empty()) from = window->start;
+    if (!f.finish.empty()) to = window->end;
+    if (step) *t = archiver::Interpolate(*t, window->origin, window->end, *step);
   } else if (!f.start.empty() || !f.finish.empty()) {
     // Nothing recorded: no window to place the times in, but their syntax
     // can still be checked.

@@ -1,13 +1,14 @@
-"""`mmvlog SUB --help` lists every flag SUB takes, with its default.
+"""The command line as a user meets it: help, versions, usage errors.
 
-What each subcommand takes is read from the sources, not from a list kept
-here: every ABSL_FLAG(type, name, default, ...) in cmd/*.cc, and from
-cmd/mmvlog.cc's kSubcommands table which files' flags each subcommand
-shows (cmd/NAME.cc and its shared flags file). A flag added to a source file
-but missing from the help, a wrong default in the help, or a flag of another
-subcommand leaking into it, fails here. Also: --help and -h exit 0,
-`mmvlog help SUB` is the same text, and an unknown subcommand is one clear
-line with status 2.
+- `mmvlog SUB --help` (and -h, `mmvlog help SUB`) lists SUB's own options in
+  GNU spelling with their defaults, grouped, and nothing internal (no source
+  paths, no hidden old spellings, no other subcommand's options).
+- PCP's short options are there with PCP's meaning (pmlogger's for record and
+  capture, pmval's and pmrep's for replay).
+- Usage errors exit 2 with at most two lines on stderr naming the option and
+  the value (and the nearest valid option), and create nothing on disk;
+  failures at run time exit 1.
+- The old underscore spellings still work (hidden aliases).
 """
 
 import os
@@ -17,132 +18,130 @@ import unittest
 import cmdtest
 from cmdtest import MMVLOG, describe, lines
 
-CMD_DIR = cmdtest.runfile("cmd")  # //cmd:sources, every cmd/*.cc
+SUBCOMMANDS = ["record", "capture", "replay", "check", "inspect", "demo"]
+
+# Options each subcommand must offer, with the default its help must show
+# (None: no default shown; a text: how the shown default begins). PCP's short
+# options first.
+EXPECTED = {
+    "record": {"-t": "1sec", "-s": None, "-T": None, "-v": None, "-l": None, "-V": "3",
+               "-m": None, "-c": None, "-C": None, "-U": None, "-H": "this host's", "-p": None,
+               "--archive-dir": "/var/log/pcp/mmvlog", "--archive-name": "%Y%m%d.%H.%M",
+               "--period": "1day", "--mmv-dir": "$PCP_TMP_DIR/mmv", "--include": None, "--exclude": None,
+               "--compress": None, "--compress-level": "8", "--retain-age": None,
+               "--retain-size": None, "--pidfile": None, "--prefix": "mmv"},
+    "capture": {"-t": "1sec", "-s": None, "-T": None, "-v": None, "-l": None, "-V": "3",
+                "-m": None, "-c": None, "-U": None, "-o": None, "--mmv-dir": "$PCP_TMP_DIR/mmv",
+                "--no-dir": None},
+    "replay": {"-a": None, "-t": "the recorded samples", "-s": None, "-S": None, "-T": None, "-O": None,
+               "-A": None, "-z": None, "-Z": None, "-r": None, "-i": None, "-o": None,
+               "--plot": None, "--follow": None, "--to-mmv": None, "--speed": "1"},
+    "check": {"--repair": None},
+    "inspect": {"--json": None},
+    "demo": {"--dir": "a new /tmp/mmvlog-demo-XXXXXX", "--steps": "12"},
+}
+
+# Long names of the PCP options: pmlogger(1), pmval(1), pmrep(1).
+PCP_LONG = {
+    "record": {"-t": "--interval", "-s": "--size", "-T": "--finish", "-v": "--volsize",
+               "-l": "--log", "-V": "--archive-version", "-m": "--note", "-c": "--config",
+               "-U": "--username", "-H": "--labelhost", "-p": "--PID"},
+    "replay": {"-a": "--archive", "-t": "--interval", "-s": "--samples", "-S": "--start",
+               "-T": "--finish", "-O": "--origin", "-A": "--align", "-z": "--hostzone",
+               "-Z": "--timezone", "-i": "--instances", "-o": "--output", "-r": "--raw"},
+}
+
+OPTION_LINE = re.compile(r"^  (?:(-\w), )?(?:    )?(--[\w-]+)(?:, (--[\w-]+))?(?:=(\S+))?(?:\s+(.*))?$")
 
 
-def source(name):
-    with open(os.path.join(CMD_DIR, name)) as f:
-        return f.read()
-
-
-def strip_comments(text):
-    return re.sub(r"//[^\n]*", "", text)
-
-
-def defined_flags(text):
-    """{name: expected default as absl prints it} of the ABSL_FLAGs in a source."""
+def help_options(text):
+    """{name: (short, long, type, description)} of the options a --help lists,
+    keyed by both names."""
     out = {}
-    for m in re.finditer(r"\bABSL_FLAG\(\s*([\w:<>\s]+?)\s*,\s*(\w+)\s*,\s*(.*?)\s*,\s*\"",
-                         strip_comments(text), re.S):
-        ftype, name, default = m.group(1), m.group(2), m.group(3)
-        if default.startswith('"'):
-            shown = default  # a string literal: printed quoted, as is
-        elif default in ("{}", "std::vector<std::string>{}"):
-            shown = ""  # an empty list prints as nothing
-        elif default in ("true", "false") or re.fullmatch(r"-?\d+", default):
-            shown = default
-        elif re.fullmatch(r"-?\d+\.\d*(e-?\d+)?|-?\d+e-?\d+", default):
-            shown = "%.15g" % float(default)  # absl's AbslUnparseFlag(double)
+    current = None
+    for line in text.split("\n"):
+        m = OPTION_LINE.match(line)
+        if m:
+            short, long, negated, typ, desc = m.groups()
+            current = [short, long, typ, desc or ""]
+            for name in (short, long, negated):
+                if name:
+                    out[name] = current
+        elif current is not None and line.startswith(" " * 20) and line.strip():
+            current[3] += " " + line.strip()
         else:
-            raise AssertionError("ABSL_FLAG(%s, %s, %s): default not understood by this test"
-                                 % (ftype, name, default))
-        out[name] = shown
+            current = None
     return out
 
 
-def subcommand_table(text):
-    """[(name, "cmd/a.cc,cmd/b.cc" or None)] from kSubcommands in mmvlog.cc: the
-    files besides cmd/NAME.cc whose flags the subcommand takes."""
-    body = strip_comments(text)
-    body = body[body.index("kSubcommands[]"):]
-    body = body[:body.index("};")]
-    out = []
-    for m in re.finditer(r'\{\s*"(\w+)"\s*,.*?\b(Run\w+)\s*(?:,\s*"([^"]+)"\s*)?\}', body, re.S):
-        out.append((m.group(1), m.group(3)))
-    return out
-
-
-def help_flags(text):
-    """{name: default text} of the flags a --help output lists."""
-    out = {}
-    # Each flag starts on a line of its own, indented by four spaces;
-    # continuation lines are indented further.
-    for chunk in re.split(r"\n    (?=--\w)", text)[1:]:
-        chunk = chunk.split("\n\n")[0]
-        joined = " ".join(l.strip() for l in chunk.split("\n"))
-        m = re.match(r"^--(\w+) \((.*)\); default: (.*?);$", joined, re.S)
-        if m is None:
-            raise AssertionError("cannot parse the help of a flag: %r" % joined)
-        out[m.group(1)] = m.group(3)
-    return out
+def default_of(desc):
+    m = re.search(r"\(default: ([^)]*)\)$", desc)
+    return m.group(1) if m else None
 
 
 class HelpTest(unittest.TestCase):
 
-    @classmethod
-    def setUpClass(cls):
-        sources = sorted(f for f in os.listdir(CMD_DIR) if f.endswith(".cc"))
-        cls.flags_by_file = {name: defined_flags(source(name)) for name in sources}
-        cls.table = subcommand_table(source("mmvlog.cc"))
+    def help(self, sub):
+        p = cmdtest.run([MMVLOG, sub, "--help"])
+        self.assertEqual(p.returncode, 0, describe(p))
+        self.assertEqual(p.stderr, "")
+        return p.stdout
 
-    def expected(self, sub, shared):
-        want = dict(self.flags_by_file[sub + ".cc"])
-        for f in (shared or "").split(","):
-            if f:
-                self.assertTrue(f.startswith("cmd/"), shared)
-                self.assertIn(f[len("cmd/"):], self.flags_by_file, "%s: no such source" % f)
-                want.update(self.flags_by_file[f[len("cmd/"):]])
-        return want
-
-    def test_the_sources_were_read(self):
-        # Guards the parsing itself: what the sources are known to hold.
-        names = [n for n, _ in self.table]
-        self.assertEqual(sorted(names), ["capture", "check", "demo", "inspect", "record", "replay"])
-        self.assertIn("cmd/recording_flags.cc", dict(self.table)["record"])
-        self.assertIn("capture.cc", self.flags_by_file)
-        self.assertEqual(self.flags_by_file["record.cc"]["archive_dir"], '"/var/log/pcp/mmvlog"')
-        self.assertEqual(self.flags_by_file["recording_flags.cc"]["include"], "")
-        self.assertTrue(any("interval" in v for v in self.flags_by_file.values()))
-        self.assertEqual(self.flags_by_file["check.cc"]["repair"], "false")
-        self.assertEqual(self.flags_by_file["demo.cc"]["steps"], "12")
-        self.assertEqual(self.flags_by_file["output_flags.cc"]["json"], "false")
-        self.assertGreaterEqual(sum(len(v) for v in self.flags_by_file.values()), 30)
-
-    def test_every_flag_with_its_default(self):
-        every = set()
-        for v in self.flags_by_file.values():
-            every |= set(v)
-        for sub, shared in self.table:
+    def test_each_subcommand_lists_its_options_with_defaults(self):
+        for sub in SUBCOMMANDS:
             with self.subTest(subcommand=sub):
-                p = cmdtest.run([MMVLOG, sub, "--help"])
-                self.assertEqual(p.returncode, 0, describe(p))
-                self.assertEqual(p.stderr, "")
-                self.assertIn("mmvlog %s" % sub, lines(p.stdout)[0])
-                want = self.expected(sub, shared)
-                self.assertTrue(want, "no flags found for %s" % sub)
-                got = help_flags(p.stdout)
-                missing = sorted(set(want) - set(got))
-                self.assertEqual(missing, [], "flags missing from `mmvlog %s --help`" % sub)
-                foreign = sorted((set(got) & every) - set(want))
-                self.assertEqual(foreign, [], "other subcommands' flags in `%s --help`" % sub)
-                self.assertEqual(sorted(set(got) - every), [], "flags no source defines")
-                for name, default in want.items():
-                    self.assertEqual(got[name], default, "default of --%s in %s --help" % (name, sub))
+                text = self.help(sub)
+                self.assertTrue(text.startswith("usage: mmvlog %s " % sub), text[:200])
+                for bad in (".cc", "helpfull", "Flags from", "_dir", "archive_", "to_mmv"):
+                    self.assertNotIn(bad, text)
+                got = help_options(text)
+                self.assertIn("--help", got)
+                for name, default in EXPECTED[sub].items():
+                    self.assertIn(name, got, "%s missing from `mmvlog %s --help`" % (name, sub))
+                    shown = default_of(got[name][3])
+                    if default is None or shown is None:
+                        self.assertEqual(shown, default,
+                                         "default of %s in `mmvlog %s --help`" % (name, sub))
+                    else:
+                        self.assertTrue(shown.startswith(default),
+                                        "default of %s in `mmvlog %s --help`: %s" % (name, sub, shown))
+                    self.assertTrue(got[name][3].strip(), "%s has no description" % name)
+                for line in text.split("\n"):
+                    self.assertLessEqual(len(line), 100, line)
                 # The other spellings print the same.
                 for args in ([sub, "-h"], ["help", sub]):
                     q = cmdtest.run([MMVLOG] + args)
                     self.assertEqual(q.returncode, 0, describe(q))
-                    self.assertEqual(q.stdout, p.stdout, args)
-                # --help wins over anything else on the line, and does nothing else.
-                q = cmdtest.run([MMVLOG, sub, "--samples=3", "--help", "--no_such_flag"])
-                self.assertEqual(q.returncode, 0, describe(q))
-                self.assertEqual(q.stdout, p.stdout)
+                    self.assertEqual(q.stdout, text, args)
+
+    def test_pcp_long_names(self):
+        for sub, table in PCP_LONG.items():
+            got = help_options(self.help(sub))
+            for short, long in table.items():
+                self.assertIn(short, got, sub)
+                self.assertEqual(got[short][1], long, "%s %s" % (sub, short))
+        capture = help_options(self.help("capture"))
+        for short, long in PCP_LONG["record"].items():
+            self.assertEqual(capture[short][1], long, "capture %s" % short)
+
+    def test_options_stay_with_their_subcommand(self):
+        record = set(help_options(self.help("record")))
+        replay = set(help_options(self.help("replay")))
+        self.assertNotIn("--archive-dir", replay)
+        self.assertNotIn("--plot", record)
+        self.assertNotIn("-o", record)
+        self.assertNotIn("--archive-dir", help_options(self.help("capture")))
+
+    def test_version(self):
+        p = cmdtest.run([MMVLOG, "--version"])
+        self.assertEqual(p.returncode, 0, describe(p))
+        self.assertRegex(p.stdout, r"^mmvlog version \d+\.\d+\.\d+\n$")
 
     def test_overview_lists_every_subcommand(self):
         p = cmdtest.run([MMVLOG, "--help"])
         self.assertEqual(p.returncode, 0, describe(p))
         listed = re.findall(r"^  (\w+)\s{2,}\S", p.stdout, re.M)
-        self.assertEqual(sorted(listed), sorted(n for n, _ in self.table))
+        self.assertEqual(listed, SUBCOMMANDS)
         # With no arguments: the same overview, on stderr, as a usage error.
         q = cmdtest.run([MMVLOG])
         self.assertEqual(q.returncode, 2, describe(q))
@@ -155,25 +154,94 @@ class HelpTest(unittest.TestCase):
                 p = cmdtest.run([MMVLOG] + args)
                 self.assertEqual(p.returncode, 2, describe(p))
                 self.assertEqual(p.stdout, "")
-                self.assertEqual(len(lines(p.stderr)), 1, describe(p))
-                self.assertIn("unknown command 'recrod'", p.stderr)
-                self.assertIn("mmvlog --help", p.stderr)
+                self.assertLessEqual(len(lines(p.stderr)), 2, describe(p))
+                self.assertIn("unknown command 'recrod'; did you mean 'record'?", p.stderr)
 
-    def test_flags_of_another_subcommand_are_refused(self):
-        # absl flags are global to the binary; each subcommand takes only its own.
-        for args, flag in ((["replay", "--archive-dir=/tmp", "x"], "archive_dir"),
-                           (["capture", "-o", "/nonexistent/x", "--compress"], "compress"),
-                           (["record", "--output", "x"], "output"),
-                           (["demo", "--nocsv"], "nocsv"),
-                           (["inspect", "--no_such_flag", "x"], "no_such_flag")):
-            with self.subTest(args=args):
-                p = cmdtest.run([MMVLOG] + args)
-                self.assertEqual(p.returncode, 2 if flag != "no_such_flag" else p.returncode,
-                                 describe(p))
-                self.assertNotEqual(p.returncode, 0, describe(p))
-                self.assertEqual(p.stdout, "")
-                self.assertEqual(len(lines(p.stderr)), 1, describe(p))
-                self.assertIn(flag, p.stderr)
+
+class UsageErrorTest(unittest.TestCase):
+    """Each usage error: exit 2, at most two lines naming what is wrong,
+    nothing created."""
+
+    def setUp(self):
+        self.root = cmdtest.fresh_dir("usage_%s" % self._testMethodName)
+        self.mmv = cmdtest.MmvFiles(os.path.join(self.root, "pcp"))
+        self.out = os.path.join(self.root, "out")
+
+    def assert_usage_error(self, args, *needles, status=2, quiet_stdout=True):
+        before = sorted(os.listdir(self.root))
+        p = cmdtest.run([MMVLOG] + args, env=self.mmv.env, cwd=self.root)
+        self.assertEqual(p.returncode, status, describe(p))
+        if quiet_stdout:
+            self.assertEqual(p.stdout, "", describe(p))
+        self.assertGreaterEqual(len(lines(p.stderr)), 1, describe(p))
+        self.assertLessEqual(len(lines(p.stderr)), 2, describe(p))
+        for n in needles:
+            self.assertIn(n, p.stderr)
+        self.assertEqual(sorted(os.listdir(self.root)), before, "created something: %s" % args)
+        self.assertFalse(os.path.exists(self.out))
+        return p
+
+    def test_unknown_option_names_the_nearest(self):
+        self.assert_usage_error(["record", "--archive-dri", self.out],
+                                "unknown option '--archive-dri'", "did you mean '--archive-dir'?")
+        self.assert_usage_error(["capture", "--intervl=1sec", self.out],
+                                "'--intervl'", "did you mean '--interval'?")
+        self.assert_usage_error(["replay", "--strat", "@10:00", "-a", self.out],
+                                "'--strat'", "did you mean '--start'?")
+        p = self.assert_usage_error(["capture", "--frobnicate", self.out], "'--frobnicate'")
+        self.assertNotIn("did you mean", p.stderr)
+
+    def test_another_subcommands_option(self):
+        self.assert_usage_error(["replay", "--archive-dir=/tmp", self.out], "'--archive-dir'")
+        self.assert_usage_error(["record", "--plot", "x.svg"], "'--plot'")
+        self.assert_usage_error(["capture", "--compress", self.out], "'--compress'")
+
+    def test_bad_values_name_option_and_value(self):
+        self.assert_usage_error(["capture", "-t", "10 parsecs", self.out], "-t", "10 parsecs")
+        self.assert_usage_error(["record", "-t", "10 parsecs", "--archive-dir", self.out],
+                                "-t", "10 parsecs")
+        self.assert_usage_error(["capture", "-s", "lots", self.out], "-s", "lots")
+        self.assert_usage_error(["capture", "-v", "0", self.out], "-v", "0")
+        self.assert_usage_error(["capture", "-V", "4", self.out], "--archive-version", "4")
+        self.assert_usage_error(["capture", "-T", "@25:99", self.out], "-T", "@25:99")
+        self.assert_usage_error(["capture", "-T", "@2001-01-01 00:00", self.out], "-T",
+                                "has passed")
+        self.assert_usage_error(["record", "--retain-size", "lots", "--archive-dir", self.out],
+                                "--retain-size", "lots")
+        self.assert_usage_error(["capture", "-t"], "--interval needs a value")
+
+    def test_replay_window_errors(self):
+        base = os.path.join(self.root, "a")
+        p = cmdtest.run([MMVLOG, "capture", "-s", "3", "-t", "100msec", base], env=self.mmv.env)
+        self.assertEqual(p.returncode, 0, describe(p))
+        self.out = os.path.join(self.root, "never")
+        # -T before -S.
+        self.assert_usage_error(["replay", "-a", base, "-S", "+0.2sec", "-T", "-1hour"],
+                                "-T -1hour", "before")
+        self.assert_usage_error(["replay", "-a", base, "-S", "@25:00"], "-S", "@25:00")
+        self.assert_usage_error(["replay", "-a", base, "-t", "10 parsecs"], "10 parsecs")
+        self.assert_usage_error(["replay", "-a", base, "-Z", "Mars/Olympus"], "Mars/Olympus")
+        self.assert_usage_error(["replay", "-a", base, "-o", "xml"], "xml")
+
+    def test_run_time_failures_exit_1(self):
+        missing = os.path.join(self.root, "no-such-archive")
+        p = self.assert_usage_error(["replay", "-a", missing], missing, status=1)
+        self.assertIn("no such archive", p.stderr)
+        # check reports its findings on stdout, as pmlogcheck does.
+        p = cmdtest.run([MMVLOG, "check", missing])
+        self.assertEqual(p.returncode, 1, describe(p))
+        self.assertIn(missing, p.stdout + p.stderr)
+
+    def test_old_spellings_still_work(self):
+        base = os.path.join(self.root, "old")
+        p = cmdtest.run([MMVLOG, "capture", "--mmv_dir", self.mmv.mmv_dir, "--samples", "2",
+                         "--interval", "100msec", "--archive_version", "2", "-o", base],
+                        env=self.mmv.env)
+        self.assertEqual(p.returncode, 0, describe(p))
+        self.assertEqual(cmdtest.archive_label(base)["version"], 2)
+        p = cmdtest.run([MMVLOG, "replay", "--utc_times", "--csv", base])
+        self.assertEqual(p.returncode, 0, describe(p))
+        self.assertEqual(len(lines(p.stdout)), 3, describe(p))
 
 
 if __name__ == "__main__":

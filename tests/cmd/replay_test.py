@@ -372,6 +372,10 @@ class OurArchivesTest(unittest.TestCase):
         got = json_rows(replay("--json", "--start", start, "--finish", finish, self.a,
                                "mmv.alpha.signed32", env=env).stdout)
         self.assertEqual([r["timestamp"] for r in got], [r["timestamp"] for r in rows[3:9]])
+        # PCP's spelling: -S/-T with @datetime, the archive as -a.
+        got = json_rows(replay("-o", "json", "-S", "@" + start, "-T", "@" + finish, "-a", self.a,
+                               "mmv.alpha.signed32", env=env).stdout)
+        self.assertEqual([r["timestamp"] for r in got], [r["timestamp"] for r in rows[3:9]])
         # Relative: +DURATION from the first sample, -DURATION from the last.
         gap = t[3] - t[0] - 0.05
         got = json_rows(replay("--json", "--start", "+%.3fsec" % gap, "--finish",
@@ -380,7 +384,7 @@ class OurArchivesTest(unittest.TestCase):
         bad = replay("--csv", "--start", "yesterday-ish", self.a)
         self.assertEqual(bad.returncode, 2, describe(bad))
         self.assertEqual(len(lines(bad.stderr)), 1)
-        self.assertIn("--start", bad.stderr)
+        self.assertIn("-S yesterday-ish", bad.stderr)
 
     # -- several archives, a directory, a damaged one, marks ------------------------------
 
