@@ -537,7 +537,16 @@ int RunReplay(const ReplayFlags& f, const Invocation& inv) {
     // Unbounded unless asked: --follow shows what is recorded after now.
     if (!f.start.empty() || !f.align.empty()) from = window->start;
     if (!f.finish.empty()) to = window->end;
-    if (step) *t = archiver::Interpolate(*t, window->origin, window->end, *step);
+    if (step) {
+      *t = archiver::Interpolate(*t, window->origin, window->end, *step);
+      // As pmval and pmrep: a rate needs two grid points, so with counters
+      // shown as rates the table starts at the second one.
+      bool rates = false;
+      for (size_t c = 0; c < t->columns.size(); ++c) {
+        rates |= !f.raw && t->ColumnDesc(c).sem == format::kSemCounter;
+      }
+      if (rates && !t->rows.empty()) from = std::max(from, window->origin + absl::Nanoseconds(1));
+    }
   } else if (!f.start.empty() || !f.finish.empty()) {
     // Nothing recorded: no window to place the times in, but their syntax
     // can still be checked.
