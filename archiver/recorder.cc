@@ -88,7 +88,8 @@ absl::Status Recorder::OpenArchive(absl::Time now) {
   const bool keep_pmids = next_base_explicit_ && mapper_ != nullptr;
   current_base_ = base;
   ArchiveOptions opts = options_.archive;
-  opts.hostname = options_.host.hostname;
+  opts.hostname =
+      options_.label_hostname.empty() ? options_.host.hostname : options_.label_hostname;
   opts.timezone = options_.host.timezone;
   opts.zoneinfo = options_.host.zoneinfo;
   const Timestamp start = format::ToTimestamp(now);

@@ -51,6 +51,9 @@ struct RecorderOptions {
   std::string archive_base;        // e.g. /var/log/mmvlog/20261122.10.00
   ArchiveOptions archive;          // version, volume size, ...
   HostIdentity host;
+  // The host name in the archive label when not host.hostname (pmlogger's
+  // -H); the context labels keep host.hostname, as pmcd reports it.
+  std::string label_hostname;
   uint64_t volume_samples = 0;     // new volume every N samples (0: never)
   // When archive_base already exists: continue it (after recovery, with a
   // <mark>) instead of failing.

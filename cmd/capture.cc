@@ -113,7 +113,7 @@ int RunCapture(CaptureFlags& f, const Invocation& inv) {
   hooks.poll = [&] {
     if (g_stop.load()) return archiver::LoopEvent::kStop;
     if (g_new_volume.exchange(false)) return archiver::LoopEvent::kNewVolume;
-    if (setup->watch_pid > 0 && ::kill(setup->watch_pid, 0) != 0 && errno == ESRCH) {
+    if (setup->watch_pid > 0 && ProcessGone(setup->watch_pid)) {
       return archiver::LoopEvent::kFinalSample;  // -p: its last values, then stop
     }
     if (child > 0 && child_status < 0) {

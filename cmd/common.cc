@@ -82,6 +82,15 @@ void InstallStopSignals() {
   sigaction(SIGHUP, &sa, nullptr);
 }
 
+bool ProcessGone(pid_t pid) {
+  if (::kill(pid, 0) != 0 && errno == ESRCH) return true;
+  // /proc/PID/stat: "PID (COMM) STATE ...", COMM may hold spaces and ')'.
+  absl::StatusOr<std::string> stat = archiver::ReadWholeFile(absl::StrCat("/proc/", pid, "/stat"));
+  if (!stat.ok()) return false;
+  const size_t paren = stat->rfind(')');
+  return paren != std::string::npos && paren + 2 < stat->size() && (*stat)[paren + 2] == 'Z';
+}
+
 bool SleepUntil(absl::Time deadline) {
   const timespec ts = absl::ToTimespec(deadline);
   while (!g_stop.load()) {

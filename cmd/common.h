@@ -3,6 +3,8 @@
 #ifndef MMVLOG_CMD_COMMON_H_
 #define MMVLOG_CMD_COMMON_H_
 
+#include <sys/types.h>
+
 #include <atomic>
 #include <string>
 
@@ -31,6 +33,10 @@ absl::Status SetLogFile(const std::string& path);
 extern std::atomic<bool> g_stop;
 extern std::atomic<bool> g_new_volume;
 void InstallStopSignals();
+
+// True once process `pid` has exited: it no longer exists, or it is a zombie
+// that its parent has not reaped yet (pmlogger's -p).
+bool ProcessGone(pid_t pid);
 
 // Sleeps until `deadline` (wall clock) or a signal sets g_stop/g_new_volume.
 // Returns false when interrupted by g_stop.

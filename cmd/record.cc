@@ -236,7 +236,7 @@ int RunRecord(RecordFlags& f, const Invocation& inv) {
   hooks.wait_until = [](absl::Time deadline) { (void)SleepUntil(deadline); };
   hooks.poll = [&] {
     if (g_stop.load()) return archiver::LoopEvent::kStop;
-    if (setup->watch_pid > 0 && ::kill(setup->watch_pid, 0) != 0 && errno == ESRCH) {
+    if (setup->watch_pid > 0 && ProcessGone(setup->watch_pid)) {
       LogLine(archiver::LogLevel::kInfo, absl::StrCat("process ", setup->watch_pid, " has exited"));
       return archiver::LoopEvent::kFinalSample;
     }

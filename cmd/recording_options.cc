@@ -84,7 +84,7 @@ void AddRecordingOptions(CLI::App* app, RecordingFlags* f) {
       ->type_name("VOLSIZE")
       ->group(kArchive);
   app->add_option("-H,--labelhost", f->labelhost,
-                  "host name for the archive label and labels (default: this host's)")
+                  "host name for the archive label, as pmlogger -H (default: this host's)")
       ->type_name("HOSTNAME")
       ->group(kArchive);
 
@@ -223,7 +223,7 @@ absl::StatusOr<RecordingSetup> RecordingFromFlags(const RecordingFlags& f, absl:
   o.archive.version = f.archive_version;
   o.archive.pid = static_cast<int32_t>(::getpid());
   o.host = archiver::LocalHostIdentity();
-  if (!f.labelhost.empty()) o.host.hostname = f.labelhost;
+  o.label_hostname = f.labelhost;
   r.progress = f.progress && ::isatty(2);
   r.note = f.note;
   return r;

@@ -316,6 +316,75 @@ TEST_F(RecordLoopTest, NewVolumeSwitchesVolumeAndKeepsGoing) {
   EXPECT_THAT(Recorded(), ElementsAre(0 * s, 1 * s, 2 * s, 3 * s));
 }
 
+// pmlogger's -v with a time: a new volume once the interval has passed,
+// counted again from any switch (also an asynchronous one, as SIGHUP's).
+TEST_F(RecordLoopTest, VolumeIntervalSwitchesVolumesOnTime) {
+  FakeClock clock;
+  LoopLimits limits;
+  limits.interval = absl::Seconds(1);
+  limits.samples = 9;
+  limits.volume_interval = absl::Milliseconds(2500);
+  bool sent = false;
+  clock.poll = [&] {
+    // SIGHUP after the sample at 7 s: a switch, and the count restarts.
+    if (clock.sample_times.size() == 8 && !sent) {
+      sent = true;
+      return LoopEvent::kNewVolume;
+    }
+    return LoopEvent::kNone;
+  };
+  LoopStats stats;
+  std::unique_ptr<Recorder> rec = NewRecorder();
+  ASSERT_OK(RunRecordLoop(*rec, limits, clock.Hooks(), &stats));
+  ASSERT_OK(rec->Close());
+  ArchiveContents ar = ReadArchive(base_);
+  // Switches before the samples at 3 s and 6 s (2.5 s after 0 and after 3),
+  // then SIGHUP at about 7.x s; the next timed one would be 2.5 s after that.
+  EXPECT_THAT(ar.volumes, ElementsAre(base_ + ".0", base_ + ".1", base_ + ".2", base_ + ".3"));
+  EXPECT_THAT(ar.results, SizeIs(9));
+  // Each volume's first record has an index entry: when each volume began.
+  std::vector<absl::Duration> first_of_volume(4, absl::InfiniteDuration());
+  for (const format::IndexEntry& e : ar.index) {
+    ASSERT_GE(e.volume, 0);
+    ASSERT_LT(e.volume, 4);
+    first_of_volume[e.volume] =
+        std::min(first_of_volume[e.volume], format::ToAbslTime(e.timestamp) - kStart);
+  }
+  const absl::Duration s = absl::Seconds(1);
+  EXPECT_THAT(first_of_volume, ElementsAre(0 * s, 3 * s, 6 * s, 8 * s));
+}
+
+// pmlogger's -s with bytes: the loop stops after the sample that makes the
+// archive reach the size (records are never cut).
+TEST_F(RecordLoopTest, MaxBytesStopsAfterTheSampleThatReachesIt) {
+  std::vector<uint64_t> sizes;  // bytes written after each sample
+  {
+    FakeClock clock;
+    LoopLimits limits;
+    limits.samples = 4;
+    LoopStats stats;
+    std::unique_ptr<Recorder> rec = NewRecorder();
+    LoopHooks hooks = clock.Hooks();
+    hooks.on_sample = [&] { sizes.push_back(rec->bytes_written()); };
+    ASSERT_OK(RunRecordLoop(*rec, limits, hooks, &stats));
+    ASSERT_OK(rec->Close());
+  }
+  ASSERT_THAT(sizes, SizeIs(4));
+  for (const auto& [max_bytes, want] : std::vector<std::pair<uint64_t, int64_t>>{
+           {1, 1}, {sizes[1], 2}, {sizes[1] + 1, 3}, {sizes[3] + 1000000, 6}}) {
+    base_ = NewTempDir("out") + "/arch";
+    FakeClock clock;
+    LoopLimits limits;
+    limits.samples = 6;
+    limits.max_bytes = max_bytes;
+    LoopStats stats;
+    std::unique_ptr<Recorder> rec = NewRecorder();
+    ASSERT_OK(RunRecordLoop(*rec, limits, clock.Hooks(), &stats));
+    ASSERT_OK(rec->Close());
+    EXPECT_EQ(stats.samples, want) << "max_bytes " << max_bytes;
+  }
+}
+
 TEST_F(RecordLoopTest, FinalSampleDuringAWaitIsTakenAtOnceThenTheLoopEnds) {
   FakeClock clock;
   // After the third sample (at 2 s) the command exits at 2.25 s, waking the

@@ -1,0 +1,193 @@
+"""`mmvlog capture` and `mmvlog record` with pmlogger's options, doing what
+pmlogger(1) does with them, judged by real PCP (pmlogcheck, pmdumplog):
+
+  -s ENDSIZE   samples, bytes (10K) or a duration (1.5sec)
+  -T ENDTIME   an interval from now, or @ a time
+  -v VOLSIZE   new volumes after samples, bytes or a duration
+  -l LOGFILE   log lines there (- for stdout), none on stderr
+  -H HOST      the archive label's host name
+  -p PID       stop when that process has exited
+  -m NOTE      in the first log line
+  -V 2|3       the archive version
+  ARCHIVE      the last argument, with strftime(3) conversions for record
+  -c, -U       not supported yet: a usage error that says so
+"""
+
+import datetime
+import os
+import re
+import subprocess
+import time
+import unittest
+
+import cmdtest
+from cmdtest import MMVLOG, describe, lines
+
+
+def records(base):
+    rc, out = cmdtest.pmlogcheck(base)
+    if rc != 0:
+        raise AssertionError("pmlogcheck %s:\n%s" % (base, out))
+    return cmdtest.processed_results(out)
+
+
+def volumes(base):
+    d, name = os.path.split(base)
+    return sorted(int(f[len(name) + 1:]) for f in os.listdir(d)
+                  if re.fullmatch(re.escape(name) + r"\.\d+", f))
+
+
+class PmloggerOptionsTest(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        cls.root = cmdtest.fresh_dir("pmlogger_options")
+        cls.files = cmdtest.MmvFiles(os.path.join(cls.root, "pcp"))
+
+    def setUp(self):
+        self.out = cmdtest.fresh_dir("pmlogger_options_out/%s" % self._testMethodName)
+
+    def mmvlog(self, *args, timeout=60):
+        return cmdtest.run([MMVLOG] + list(args), env=self.files.env, timeout=timeout)
+
+    def must(self, *args):
+        p = self.mmvlog(*args)
+        self.assertEqual(p.returncode, 0, describe(p))
+        return p
+
+    def test_samples_and_archive_as_last_argument(self):
+        base = os.path.join(self.out, "a")
+        self.must("capture", "-t", "50msec", "-s", "5", base)
+        self.assertEqual(records(base), 5)
+
+    def test_size_in_bytes(self):
+        base = os.path.join(self.out, "b")
+        self.must("capture", "-t", "10msec", "-s", "12K", base)
+        total = sum(os.path.getsize(os.path.join(self.out, f)) for f in os.listdir(self.out)
+                    if f.startswith("b."))
+        n = records(base)
+        self.assertGreater(n, 3)
+        # Stopped at the first record past 12 KiB of archive data, not much later.
+        self.assertGreaterEqual(total, 12 * 1024)
+        self.assertLess(total, 12 * 1024 + 4096)
+
+    def test_size_as_a_duration_and_finish_as_an_interval(self):
+        for opt in ("-s", "-T"):
+            with self.subTest(option=opt):
+                base = os.path.join(self.out, "d" + opt[1])
+                t0 = time.monotonic()
+                self.must("capture", "-t", "100msec", opt, "1.5sec", base)
+                took = time.monotonic() - t0
+                self.assertGreaterEqual(took, 1.4)
+                self.assertLess(took, 10)
+                self.assertIn(records(base), range(13, 18))
+
+    def test_finish_at_a_time_of_day(self):
+        until = datetime.datetime.now().replace(microsecond=0) + datetime.timedelta(seconds=2)
+        base = os.path.join(self.out, "t")
+        self.must("capture", "-t", "200msec", "-T", until.strftime("@%H:%M:%S"), base)
+        self.assertGreaterEqual(datetime.datetime.now(), until - datetime.timedelta(seconds=0.3))
+        self.assertGreater(records(base), 3)
+
+    def test_volumes_by_samples_bytes_and_time(self):
+        cases = (("-v", "3", "-s", "7", [0, 1, 2]),
+                 ("-v", "6K", "-s", "12", None),
+                 ("-v", "450msec", "-s", "12", None))
+        for vopt, vsize, sopt, n, want in cases:
+            with self.subTest(volsize=vsize):
+                base = os.path.join(self.out, "v" + re.sub(r"\W", "", vsize))
+                self.must("capture", "-t", "100msec", vopt, vsize, sopt, n, base)
+                self.assertEqual(records(base), int(n))
+                got = volumes(base)
+                if want is not None:
+                    self.assertEqual(got, want)
+                else:
+                    self.assertGreaterEqual(len(got), 2, got)
+                    self.assertLessEqual(len(got), 6, got)
+                # Every volume reads back: all records, in order.
+                dump = cmdtest.pmdumplog("-a", base)
+                self.assertEqual(len(re.findall(r"^\d\d:\d\d:\d\d\.\d+ +\d+ metrics?$", dump,
+                                                re.M)), int(n), dump[:2000])
+
+    def test_log_file_and_note(self):
+        base = os.path.join(self.out, "l")
+        log = os.path.join(self.out, "mmvlog.log")
+        p = self.must("capture", "-t", "50msec", "-s", "2", "-l", log, "-m", "nightly run", base)
+        self.assertNotRegex(p.stderr, cmdtest.LOG_LINE)
+        with open(log) as f:
+            logged = f.read()
+        self.assertTrue(lines(logged))
+        for line in lines(logged):
+            self.assertRegex(line, cmdtest.LOG_LINE)
+        # record writes its first line with the note.
+        log2 = os.path.join(self.out, "record.log")
+        self.must("record", "-t", "50msec", "-s", "2", "-l", log2, "-m", "nightly run",
+                  os.path.join(self.out, "rec"))
+        with open(log2) as f:
+            self.assertIn("note: nightly run", lines(f.read())[0])
+        # "-l -": standard output.
+        p = self.must("record", "-t", "50msec", "-s", "2", "-l", "-",
+                      os.path.join(self.out, "rec2"))
+        self.assertRegex(p.stdout, cmdtest.LOG_LINE)
+        self.assertNotRegex(p.stderr, cmdtest.LOG_LINE)
+
+    def test_label_host(self):
+        base = os.path.join(self.out, "h")
+        self.must("capture", "-s", "1", "-H", "labelled.example", base)
+        label = cmdtest.pmdumplog("-L", base)
+        self.assertIn("Performance metrics from host labelled.example", label)
+        # As pmlogger -H: the context labels keep the real host name.
+        labels = cmdtest.pmdumplog("-e", base)
+        self.assertNotIn('"hostname":"labelled.example"', labels)
+
+    def test_pid(self):
+        sleeper = subprocess.Popen(["sleep", "1"])
+        try:
+            base = os.path.join(self.out, "p")
+            t0 = time.monotonic()
+            self.must("capture", "-t", "100msec", "-p", str(sleeper.pid), base)
+            took = time.monotonic() - t0
+        finally:
+            sleeper.wait()
+        self.assertGreaterEqual(took, 0.8)
+        self.assertLess(took, 10)
+        self.assertGreater(records(base), 5)
+        p = self.mmvlog("capture", "-p", "999999999", os.path.join(self.out, "p2"))
+        self.assertEqual(p.returncode, 2, describe(p))
+
+    def test_archive_version(self):
+        for v in ("2", "3"):
+            base = os.path.join(self.out, "V" + v)
+            self.must("capture", "-s", "1", "-V", v, base)
+            self.assertEqual(cmdtest.archive_label(base)["version"], int(v))
+
+    def test_mmv_files_before_the_archive(self):
+        base = os.path.join(self.out, "f")
+        self.must("capture", "--no-dir", self.files.path("alpha"), "-s", "1", base)
+        dump = cmdtest.pmdumplog("-m", base)
+        self.assertIn("mmv.alpha.", dump)
+        self.assertNotIn("mmv.bravo.", dump)
+
+    def test_record_archive_name_with_strftime(self):
+        d = os.path.join(self.out, "daily")
+        before = datetime.datetime.now()
+        self.must("record", "-t", "50msec", "-s", "2", os.path.join(d, "%Y%m%d.%H.%M"))
+        after = datetime.datetime.now()
+        names = {os.path.basename(b) for b in cmdtest.archive_bases(d)}
+        self.assertEqual(len(names), 1, names)
+        self.assertIn(names.pop(), {before.strftime("%Y%m%d.%H.%M"), after.strftime("%Y%m%d.%H.%M")})
+        # Without conversions the name is used as it is.
+        self.must("record", "-t", "50msec", "-s", "2", os.path.join(d, "fixed"))
+        self.assertEqual(records(os.path.join(d, "fixed")), 2)
+
+    def test_not_supported_yet_options_say_so(self):
+        for args in (["-c", "/dev/null"], ["-C"], ["-U", "pcp"]):
+            with self.subTest(args=args):
+                p = self.mmvlog("capture", *args, os.path.join(self.out, "x"))
+                self.assertEqual(p.returncode, 2, describe(p))
+                self.assertIn("not supported yet", p.stderr)
+                self.assertEqual(os.listdir(self.out), [])
+
+
+if __name__ == "__main__":
+    unittest.main()
