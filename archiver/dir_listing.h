@@ -10,6 +10,14 @@
 // for its index ("racily clean" entries), a listing is trusted only when it
 // was read more than a second after the directory's last change; until
 // then the directory is read every time.
+//
+// The directory is opened once and its entries are examined relative to
+// that descriptor with fstatat(AT_SYMLINK_NOFOLLOW): only regular files are
+// listed; symbolic links (wherever they point), FIFOs, sockets, devices and
+// directories are listed apart as skipped, so that nothing outside the
+// directory is ever read through it. Files are then opened relative to
+// dir_fd() (MmvSource), which also keeps working once privileges have been
+// dropped to a user who could not reach the directory by its path.
 #ifndef MMVLOG_ARCHIVER_DIR_LISTING_H_
 #define MMVLOG_ARCHIVER_DIR_LISTING_H_
 
@@ -17,9 +25,11 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "absl/status/status.h"
+#include "archiver/posix_file.h"
 
 namespace mmvlog::archiver {
 
@@ -32,13 +42,20 @@ class DirListing {
   // empty.
   absl::Status Refresh();
   const std::map<std::string, std::string>& files() const { return files_; }
+  // Name -> what it is ("symbolic link", "FIFO", ...) of the other entries.
+  const std::map<std::string, std::string>& skipped() const { return skipped_; }
+  // The directory, open (null until the first successful Refresh). A new
+  // descriptor when the directory was replaced.
+  const std::shared_ptr<const FileDescriptor>& dir_fd() const { return fd_; }
 
   // Times the directory was actually read (for tests and benchmarks).
   uint64_t reads() const { return reads_; }
 
  private:
   std::string dir_;
+  std::shared_ptr<const FileDescriptor> fd_;
   std::map<std::string, std::string> files_;
+  std::map<std::string, std::string> skipped_;
   bool trusted_ = false;  // files_ is current while the stat below holds
   struct stat seen_ {};
   uint64_t reads_ = 0;

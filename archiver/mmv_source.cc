@@ -15,14 +15,10 @@ using format::WithContext;
 absl::Status MmvSource::Reopen() {
   file_.reset();
   fd_.reset();
-  absl::StatusOr<FileDescriptor> fd = OpenForRead(path_);
+  absl::StatusOr<FileDescriptor> fd = OpenRegularNoFollow(dir_fd(), name_, path_);
   if (!fd.ok()) return fd.status();
   absl::StatusOr<struct stat> st = StatFd(fd->get(), path_);
   if (!st.ok()) return st.status();
-  if (!S_ISREG(st->st_mode)) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(path_, ": not a regular file"));
-  }
   fd_ = std::move(*fd);
   dev_ = st->st_dev;
   ino_ = st->st_ino;
@@ -47,8 +43,31 @@ absl::Status MmvSource::LoadAll() {
     }
     absl::StatusOr<struct stat> st = StatFd(fd_.get(), path_);
     if (!st.ok()) return st.status();
-    image_.resize(static_cast<size_t>(st->st_size));
+    const uint64_t size = static_cast<uint64_t>(st->st_size);
+    // How much to copy, from the header and TOC alone: never the claims of
+    // a hostile header, never a sparse tail.
+    const uint64_t toc_end =
+        format::kMmvHeaderSize + static_cast<uint64_t>(std::max(before->toc_count, 0)) *
+                                     sizeof(format::MmvDiskToc);
+    image_.resize(toc_end <= size ? toc_end : format::kMmvHeaderSize);
     absl::StatusOr<size_t> n = ReadAt(fd_.get(), 0, image_, path_);
+    if (!n.ok()) return n.status();
+    absl::StatusOr<uint64_t> extent =
+        format::MmvExtent(std::span<const uint8_t>(image_.data(), *n), size);
+    if (!extent.ok()) {
+      if (*n != image_.size()) {
+        last = absl::UnavailableError("file shrank while being read");
+        continue;
+      }
+      return extent.status();
+    }
+    if (*extent > options_.max_image_bytes) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "sections end at byte ", *extent, ", past the ", options_.max_image_bytes,
+          " bytes mmvlog reads of an MMV file; not read"));
+    }
+    image_.resize(*extent);
+    n = ReadAt(fd_.get(), 0, image_, path_);
     if (!n.ok()) return n.status();
     if (*n != image_.size()) {
       last = absl::UnavailableError(
@@ -90,6 +109,7 @@ absl::Status MmvSource::LoadAll() {
       }
     }
     hot_ranges_ = std::move(merged);
+    file_size_ = size;
     file_ = std::make_shared<const MmvFile>(std::move(*parsed));
     return absl::OkStatus();
   }
@@ -117,7 +137,7 @@ absl::Status MmvSource::RefreshValues(bool* consistent) {
 }
 
 absl::StatusOr<MmvSnapshot> MmvSource::Snapshot() {
-  absl::StatusOr<struct stat> st = StatPath(path_);
+  absl::StatusOr<struct stat> st = StatNoFollow(dir_fd(), name_, path_);
   if (!st.ok()) {
     file_.reset();
     fd_.reset();
@@ -126,7 +146,7 @@ absl::StatusOr<MmvSnapshot> MmvSource::Snapshot() {
   if (!fd_.valid() || st->st_dev != dev_ || st->st_ino != ino_) {
     if (absl::Status s = Reopen(); !s.ok()) return s;
   }
-  if (file_ != nullptr && static_cast<uint64_t>(st->st_size) == image_.size()) {
+  if (file_ != nullptr && static_cast<uint64_t>(st->st_size) == file_size_) {
     bool consistent = false;
     if (absl::Status s = RefreshValues(&consistent); !s.ok()) return s;
     if (consistent) return MmvSnapshot{file_, image_, false};

@@ -13,6 +13,14 @@
 // application recreated the file) or a new size re-reads and re-parses the
 // whole file. Copies that race with a writer are retried a bounded number of
 // times, then reported as Unavailable.
+//
+// Hostile files: the file is opened with O_NOFOLLOW | O_NONBLOCK (relative to
+// the MMV directory's descriptor when it came from a listing) and must be a
+// regular file, so a symbolic link or a FIFO put in the directory is never
+// followed or waited on. Only the header, the TOC and the sections the TOC
+// names are copied (format::MmvExtent decides, from the sizes alone), so a
+// sparse 10 GB file costs what its sections cost, and sections beyond
+// max_image_bytes are refused without reading them.
 #ifndef MMVLOG_ARCHIVER_MMV_SOURCE_H_
 #define MMVLOG_ARCHIVER_MMV_SOURCE_H_
 
@@ -34,6 +42,9 @@ namespace mmvlog::archiver {
 struct MmvSourceOptions {
   // Copies attempted before a snapshot is reported Unavailable.
   int max_attempts = 4;
+  // The most bytes of one file copied: a file whose sections end later is
+  // refused (100k values take about 3.2 MB).
+  uint64_t max_image_bytes = uint64_t{256} << 20;
 };
 
 struct MmvSnapshot {
@@ -48,11 +59,20 @@ struct MmvSnapshot {
 
 class MmvSource {
  public:
+  // A file named by its path (a symbolic link as its last component is not
+  // followed).
   explicit MmvSource(std::string path, MmvSourceOptions options = {})
-      : path_(std::move(path)), options_(options) {}
+      : path_(path), name_(std::move(path)), options_(options) {}
+  // The file `name` in the directory open as `dir` (kept open while this
+  // source lives); `path` names it in messages.
+  MmvSource(std::shared_ptr<const FileDescriptor> dir, std::string name, std::string path,
+            MmvSourceOptions options = {})
+      : path_(std::move(path)), name_(std::move(name)), dir_(std::move(dir)), options_(options) {}
 
   // Takes a snapshot. Errors (all prefixed with the path):
-  // NotFound when the file is gone; Unavailable when the generation is not
+  // NotFound when the file is gone; FailedPrecondition when it is not a
+  // regular file (a symbolic link, a FIFO, ...) or its sections exceed
+  // max_image_bytes; Unavailable when the generation is not
   // settled or kept changing; ParseMmv's errors for a damaged file;
   // errno-based errors for I/O. A failed snapshot leaves the source usable:
   // the next call starts afresh.
@@ -68,11 +88,16 @@ class MmvSource {
   absl::Status RefreshValues(bool* consistent);
   absl::StatusOr<format::MmvHeader> ReadHeader();
 
+  int dir_fd() const { return dir_ != nullptr ? dir_->get() : -1; }
+
   std::string path_;
+  std::string name_;  // relative to dir_, or the path
+  std::shared_ptr<const FileDescriptor> dir_;
   MmvSourceOptions options_;
   FileDescriptor fd_;
   dev_t dev_ = 0;
   ino_t ino_ = 0;
+  uint64_t file_size_ = 0;  // st_size when image_ was last read whole
   std::vector<uint8_t> image_;
   std::shared_ptr<const format::MmvFile> file_;
   // [offset, size) ranges re-read per sample, coalesced and sorted.

@@ -32,6 +32,61 @@ absl::StatusOr<FileDescriptor> OpenForRead(const std::string& path) {
   return FileDescriptor(fd);
 }
 
+absl::StatusOr<FileDescriptor> OpenDirectory(const std::string& path) {
+  int fd;
+  do {
+    fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) return absl::ErrnoToStatus(errno, absl::StrCat("open directory ", path));
+  return FileDescriptor(fd);
+}
+
+const char* FileKindName(mode_t mode) {
+  switch (mode & S_IFMT) {
+    case S_IFREG: return "regular file";
+    case S_IFLNK: return "symbolic link";
+    case S_IFIFO: return "FIFO";
+    case S_IFSOCK: return "socket";
+    case S_IFDIR: return "directory";
+    case S_IFCHR: return "character device";
+    case S_IFBLK: return "block device";
+    default: return "special file";
+  }
+}
+
+absl::StatusOr<FileDescriptor> OpenRegularNoFollow(int dir, const std::string& name,
+                                                   absl::string_view display) {
+  constexpr int kFlags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+  int fd;
+  do {
+    fd = dir >= 0 ? ::openat(dir, name.c_str(), kFlags) : ::open(name.c_str(), kFlags);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) {
+    if (errno == ELOOP) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(display, ": a symbolic link, not followed (only regular files are read)"));
+    }
+    return absl::ErrnoToStatus(errno, absl::StrCat("open ", display));
+  }
+  FileDescriptor owned(fd);
+  absl::StatusOr<struct stat> st = StatFd(fd, display);
+  if (!st.ok()) return st.status();
+  if (!S_ISREG(st->st_mode)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        display, ": a ", FileKindName(st->st_mode), ", not a regular file; not read"));
+  }
+  return owned;
+}
+
+absl::StatusOr<struct stat> StatNoFollow(int dir, const std::string& name,
+                                         absl::string_view display) {
+  struct stat st;
+  const int rc = dir >= 0 ? ::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW)
+                          : ::lstat(name.c_str(), &st);
+  if (rc != 0) return absl::ErrnoToStatus(errno, absl::StrCat("stat ", display));
+  return st;
+}
+
 absl::StatusOr<size_t> ReadAt(int fd, uint64_t offset, std::span<uint8_t> out,
                               absl::string_view path) {
   size_t done = 0;

@@ -43,6 +43,28 @@ class FileDescriptor {
 // Opens `path` read-only (O_CLOEXEC).
 absl::StatusOr<FileDescriptor> OpenForRead(const std::string& path);
 
+// Opens a directory (O_RDONLY | O_DIRECTORY | O_CLOEXEC), to open the files
+// in it relative to it.
+absl::StatusOr<FileDescriptor> OpenDirectory(const std::string& path);
+
+// Opens a file that must be a regular file, without following a symbolic
+// link in its last component and without blocking on a FIFO:
+// openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), or
+// open(name, ...) when `dir` is -1. The opened descriptor is checked with
+// fstat. Errors name `display` (the path): FailedPrecondition for a symbolic
+// link or anything not a regular file (saying what it is), errno-based
+// otherwise.
+absl::StatusOr<FileDescriptor> OpenRegularNoFollow(int dir, const std::string& name,
+                                                   absl::string_view display);
+
+// fstatat(dir, name, AT_SYMLINK_NOFOLLOW), or lstat(name) when `dir` is -1.
+absl::StatusOr<struct stat> StatNoFollow(int dir, const std::string& name,
+                                         absl::string_view display);
+
+// What a file of mode `mode` is, for messages: "regular file", "symbolic
+// link", "FIFO", "socket", "directory", "character device", "block device".
+const char* FileKindName(mode_t mode);
+
 // Reads up to out.size() bytes at `offset`; returns the number read, which
 // is less only at end of file (e.g. the file shrank).
 absl::StatusOr<size_t> ReadAt(int fd, uint64_t offset, std::span<uint8_t> out,

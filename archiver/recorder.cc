@@ -58,6 +58,16 @@ std::map<std::string, std::string> Recorder::ListFiles() {
     } else {
       last_dir_error_.clear();
       out = dir_->files();
+      // Whatever is not a regular file is said once, when first seen.
+      for (const auto& [name, kind] : dir_->skipped()) {
+        if (skipped_logged_.insert(name).second) {
+          log_(LogLevel::kInfo, absl::StrCat(options_.mmv_dir, "/", name, ": a ", kind,
+                                             ", skipped (only regular files are recorded)"));
+        }
+      }
+      std::erase_if(skipped_logged_, [&](const std::string& n) {
+        return !dir_->skipped().contains(n);
+      });
     }
   }
   for (const std::string& path : options_.files) {
@@ -246,9 +256,18 @@ absl::Status Recorder::Sample(absl::Time now) {
   std::vector<std::pair<std::string, int32_t>> clusters;
   for (const auto& [name, path] : listed) {
     FileState& st = files_[name];
-    if (st.source == nullptr || st.path != path) {
+    // Files of the directory are opened relative to it (never through a
+    // symbolic link); files named explicitly by their path.
+    std::shared_ptr<const FileDescriptor> dir;
+    if (dir_ != nullptr) {
+      auto it = dir_->files().find(name);
+      if (it != dir_->files().end() && it->second == path) dir = dir_->dir_fd();
+    }
+    if (st.source == nullptr || st.path != path || st.dir != dir) {
       st.path = path;
-      st.source = std::make_unique<MmvSource>(path);
+      st.dir = dir;
+      st.source = dir != nullptr ? std::make_unique<MmvSource>(dir, name, path)
+                                 : std::make_unique<MmvSource>(path);
     }
     absl::StatusOr<MmvSnapshot> snap = st.source->Snapshot();
     bool ok = snap.ok();

@@ -27,6 +27,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,7 @@ class Recorder {
  private:
   struct FileState {
     std::string path;
+    std::shared_ptr<const FileDescriptor> dir;  // the source opens relative to it
     std::unique_ptr<MmvSource> source;
     std::shared_ptr<const MappedFile> mapped;  // null while not recording
     uint64_t generation = 0;  // of the last mapping
@@ -129,6 +131,7 @@ class Recorder {
   uint64_t closed_archive_bytes_ = 0;
   std::string last_dir_error_;
   std::unique_ptr<DirListing> dir_;  // of options_.mmv_dir
+  std::set<std::string> skipped_logged_;  // entries of the directory not recorded
   bool next_base_explicit_ = false;  // StartNewArchive named the next base
   bool clock_behind_ = false;        // wall clock behind the last timestamp
   bool broken_ = false;      // writer closed after a write error

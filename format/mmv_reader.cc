@@ -495,10 +495,10 @@ absl::StatusOr<MmvHeader> ParseMmvHeader(std::span<const uint8_t> bytes) {
   }
   const auto d = LoadNative<MmvDiskHeader>(bytes.data());
   if (std::memcmp(d.magic, kMmvMagic, sizeof(kMmvMagic)) != 0) {  // M2
+    // Not an MMV file: say so without echoing any of its bytes (it may be
+    // anything a symlink or a stray file put there).
     return ErrorAt(absl::StatusCode::kInvalidArgument, 0,
-                   absl::StrFormat("bad magic %02x %02x %02x %02x, expected "
-                                   "\"MMV\\0\"",
-                                   bytes[0], bytes[1], bytes[2], bytes[3]));
+                   "bad magic: not an MMV file (expected \"MMV\\0\")");
   }
   if (d.version < kMmvVersion1 || d.version > kMmvVersion3) {  // M3
     return ErrorAt(absl::StatusCode::kUnimplemented, 4,
@@ -519,6 +519,46 @@ absl::StatusOr<MmvHeader> ParseMmvHeader(std::span<const uint8_t> bytes) {
   h.process = d.process;
   h.cluster = d.cluster;
   return h;
+}
+
+absl::StatusOr<uint64_t> MmvExtent(std::span<const uint8_t> prefix, uint64_t file_size) {
+  absl::StatusOr<MmvHeader> h = ParseMmvHeader(prefix);
+  if (!h.ok()) return h.status();
+  if (h->toc_count < 2) {  // M5
+    return DataLossAt(24, absl::StrCat("TOC count ", h->toc_count, " is less than 2"));
+  }
+  const uint64_t toc_end = kTocOffset + static_cast<uint64_t>(h->toc_count) * sizeof(MmvDiskToc);
+  if (toc_end > file_size) {  // M6, from the sizes alone
+    return DataLossAt(24, absl::StrCat("TOC count ", h->toc_count, " (ending at ", toc_end,
+                                       ") exceeds the file's ", file_size, " bytes"));
+  }
+  if (toc_end > prefix.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("MmvExtent: needs the first ", toc_end,
+                                                   " bytes, given ", prefix.size()));
+  }
+  uint64_t extent = toc_end;
+  for (int32_t i = 0; i < h->toc_count; ++i) {
+    const uint64_t at = kTocOffset + i * sizeof(MmvDiskToc);
+    const MmvDiskToc toc = LoadAt<MmvDiskToc>(prefix, at);
+    if (toc.type < 1 || toc.type > 6) {  // M7
+      return DataLossAt(at, absl::StrCat("TOC entry ", i, ": unknown section type ", toc.type));
+    }
+    const auto type = static_cast<MmvTocType>(toc.type);
+    if (toc.count < 0) {  // M10
+      return DataLossAt(at, absl::StrCat("TOC entry ", i, ": ", SectionName(type), " count ",
+                                         toc.count, " is negative"));
+    }
+    if (toc.count == 0) continue;
+    const uint64_t size = static_cast<uint64_t>(toc.count) * EntrySize(type, h->version);
+    if (toc.offset > file_size || size > file_size - toc.offset) {  // M10
+      return DataLossAt(at, absl::StrCat("TOC entry ", i, ": ", SectionName(type), " section of ",
+                                         toc.count, " entries at ", toc.offset,
+                                         " runs past the end of the file (", file_size,
+                                         " bytes)"));
+    }
+    extent = std::max(extent, toc.offset + size);
+  }
+  return extent;
 }
 
 absl::StatusOr<MmvFile> ParseMmv(std::span<const uint8_t> bytes) {

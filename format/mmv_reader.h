@@ -139,6 +139,14 @@ absl::StatusOr<MmvFile> ParseMmv(std::span<const uint8_t> bytes);
 // Reads only the header (M1-M4 apply). Used to re-check generations.
 absl::StatusOr<MmvHeader> ParseMmvHeader(std::span<const uint8_t> bytes);
 
+// The number of bytes from the start of a file of `file_size` bytes that
+// hold its header, TOC and every section the TOC names: the most a reader
+// needs to copy, known before copying it. `prefix` is the start of the file:
+// at least the header, and the whole TOC when the header's TOC count fits the
+// file (else the TOC rule M6 is reported from the sizes alone, without
+// reading it). Errors: M1-M7, M10 as ParseMmv reports them.
+absl::StatusOr<uint64_t> MmvExtent(std::span<const uint8_t> prefix, uint64_t file_size);
+
 // One decoded value. For 32-bit types `u64`/`i64` hold the widened value.
 struct MmvValue {
   MmvType type = MmvType::kNoSupport;

@@ -3,9 +3,13 @@
 #include "archiver/dir_listing.h"
 
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include <cstring>
+#include <memory>
 #include <string>
 
 #include <gmock/gmock.h>
@@ -48,6 +52,51 @@ TEST(DirListingTest, ListsRegularFilesNotDotFilesOrDirectories) {
   DirListing l(dir);
   ASSERT_OK(l.Refresh());
   EXPECT_THAT(l.files(), ElementsAre(Pair("app", dir + "/app")));
+}
+
+// Symbolic links (to a regular file elsewhere, to a secret, to a device),
+// FIFOs, sockets and directories are never listed as files, whatever they
+// point at; each is listed apart with what it is.
+TEST(DirListingTest, OnlyRegularFilesAreListedTheRestIsNamedAsSkipped) {
+  const std::string dir = NewTempDir("mmv");
+  const std::string elsewhere = NewTempDir("elsewhere");
+  Touch(dir + "/app");
+  Touch(elsewhere + "/valid");
+  ASSERT_EQ(::symlink((elsewhere + "/valid").c_str(), (dir + "/tovalid").c_str()), 0);
+  ASSERT_EQ(::symlink("/etc/shadow", (dir + "/secret").c_str()), 0);
+  ASSERT_EQ(::symlink("/dev/zero", (dir + "/zero").c_str()), 0);
+  ASSERT_EQ(::symlink("/nonexistent", (dir + "/dangling").c_str()), 0);
+  ASSERT_EQ(::mkfifo((dir + "/fifo").c_str(), 0644), 0);
+  ASSERT_EQ(::mkdir((dir + "/sub").c_str(), 0755), 0);
+  const int sock = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_GE(sock, 0);
+  struct sockaddr_un addr {};
+  addr.sun_family = AF_UNIX;
+  std::strcpy(addr.sun_path, "sock");  // relative: the test's path is too long for sun_path
+  char cwd[4096];
+  ASSERT_NE(::getcwd(cwd, sizeof(cwd)), nullptr);
+  ASSERT_EQ(::chdir(dir.c_str()), 0);
+  const int bound = ::bind(sock, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  ASSERT_EQ(::chdir(cwd), 0);
+  ASSERT_EQ(bound, 0);
+  DirListing l(dir);
+  ASSERT_OK(l.Refresh());
+  ::close(sock);
+  EXPECT_THAT(l.files(), ElementsAre(Pair("app", dir + "/app")));
+  EXPECT_THAT(l.skipped(), ElementsAre(Pair("dangling", "symbolic link"), Pair("fifo", "FIFO"),
+                                       Pair("secret", "symbolic link"), Pair("sock", "socket"),
+                                       Pair("sub", "directory"), Pair("tovalid", "symbolic link"),
+                                       Pair("zero", "symbolic link")));
+  ASSERT_NE(l.dir_fd(), nullptr);
+  // A directory replaced by another of the same name is opened again.
+  const std::shared_ptr<const FileDescriptor> first = l.dir_fd();
+  ASSERT_EQ(::rename(dir.c_str(), (dir + ".old").c_str()), 0);
+  ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
+  Touch(dir + "/other");
+  ASSERT_OK(l.Refresh());
+  EXPECT_THAT(l.files(), ElementsAre(Pair("other", dir + "/other")));
+  EXPECT_THAT(l.skipped(), IsEmpty());
+  EXPECT_NE(l.dir_fd(), first);
 }
 
 TEST(DirListingTest, ChangesInTheSameSecondAsTheReadAreSeen) {

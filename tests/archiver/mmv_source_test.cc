@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -359,15 +360,89 @@ TEST(MmvSourceTest, FileThatGrowsIsReloaded) {
   MmvSource source(path);
   ASSERT_OK(source.Snapshot());
 
-  // Bytes after the last section are not part of any section; the file
-  // still parses, at its new size.
+  // Bytes after the last section are not part of any section: the file is
+  // read again (its size changed), but only as far as its sections go.
   const std::vector<uint8_t> tail(4096, 0);
   WriteInPlace(path, image.bytes.size(), tail);
   absl::StatusOr<MmvSnapshot> grown = source.Snapshot();
   ASSERT_OK(grown);
   EXPECT_TRUE(grown->reloaded);
-  EXPECT_EQ(grown->image.size(), image.bytes.size() + tail.size());
+  EXPECT_EQ(grown->image.size(), image.bytes.size());
   EXPECT_EQ(CounterOf(*grown, 1), 77u);
+}
+
+// Tests of hostile files follow: nothing outside the MMV directory is read,
+// nothing blocks, and no header's claims are allocated for.
+
+TEST(MmvSourceTest, SparseTenGigabyteFileCostsOnlyItsSections) {
+  const std::string path = FreshPath();
+  format::MmvImage image = Build(BaseSpec());
+  format::SetMmvU64(image.bytes, image.slot(kCounterItem, 1), 5);
+  Replace(path, image.bytes);
+  ASSERT_EQ(::truncate(path.c_str(), off_t{10} << 30), 0);  // a hole of 10 GB
+  MmvSource source(path);
+  absl::StatusOr<MmvSnapshot> snap = source.Snapshot();
+  ASSERT_OK(snap);
+  EXPECT_EQ(snap->image.size(), image.bytes.size());
+  EXPECT_EQ(CounterOf(*snap, 1), 5u);
+}
+
+TEST(MmvSourceTest, HugeClaimsAreRefusedFromTheSizesAlone) {
+  const std::string path = FreshPath();
+  format::MmvImage image = Build(BaseSpec());
+  // A TOC count of 0x7fffffff in a small file.
+  std::vector<uint8_t> bytes = image.bytes;
+  const int32_t tocs = 0x7fffffff;
+  std::memcpy(bytes.data() + 24, &tocs, sizeof(tocs));
+  Replace(path, bytes);
+  EXPECT_THAT(MmvSource(path).Snapshot(),
+              StatusIs(absl::StatusCode::kDataLoss,
+                       HasSubstr(absl::StrCat("offset 24: TOC count 2147483647 (ending at ",
+                                              "34359738392) exceeds the file's ",
+                                              bytes.size(), " bytes"))));
+  // Sections past what mmvlog reads of a file (here 1 KiB) are refused
+  // before anything is copied, whatever the file's size.
+  Replace(path, image.bytes);
+  ASSERT_EQ(::truncate(path.c_str(), off_t{10} << 30), 0);
+  MmvSourceOptions small;
+  small.max_image_bytes = 1024;
+  EXPECT_THAT(MmvSource(path, small).Snapshot(),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("bytes mmvlog reads of an MMV file")));
+}
+
+TEST(MmvSourceTest, SymlinkFifoSocketAndDirectoryAreNeverRead) {
+  const std::string dir = FreshPath() + ".d";
+  ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
+  format::MmvImage image = Build(BaseSpec());
+  Replace(dir + "/real", image.bytes);
+  ASSERT_EQ(::symlink((dir + "/real").c_str(), (dir + "/link").c_str()), 0);
+  ASSERT_EQ(::mkfifo((dir + "/fifo").c_str(), 0644), 0);
+  ASSERT_EQ(::mkdir((dir + "/sub").c_str(), 0755), 0);
+  absl::StatusOr<FileDescriptor> dfd = OpenDirectory(dir);
+  ASSERT_OK(dfd);
+  auto shared = std::make_shared<const FileDescriptor>(std::move(*dfd));
+  EXPECT_OK(MmvSource(shared, "real", dir + "/real").Snapshot());
+  EXPECT_OK(MmvSource(dir + "/real").Snapshot());
+  // A FIFO with no writer would block an open without O_NONBLOCK: this
+  // returns at once.
+  for (const auto& [name, kind] : std::vector<std::pair<std::string, std::string>>{
+           {"link", "symbolic link"}, {"fifo", "a FIFO"}, {"sub", "a directory"}}) {
+    EXPECT_THAT(MmvSource(shared, name, dir + "/" + name).Snapshot(),
+                StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr(kind)))
+        << name;
+    EXPECT_THAT(MmvSource(dir + "/" + name).Snapshot(),
+                StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr(kind)))
+        << name;
+  }
+  // A regular file replaced by a symlink while being recorded.
+  MmvSource live(shared, "swap", dir + "/swap");
+  Replace(dir + "/swap", image.bytes);
+  ASSERT_OK(live.Snapshot());
+  ASSERT_EQ(::unlink((dir + "/swap").c_str()), 0);
+  ASSERT_EQ(::symlink((dir + "/real").c_str(), (dir + "/swap").c_str()), 0);
+  EXPECT_THAT(live.Snapshot(), StatusIs(absl::StatusCode::kFailedPrecondition,
+                                        HasSubstr("symbolic link")));
 }
 
 TEST(MmvSourceTest, AllocatedButUnwrittenFileIsAnError) {
@@ -520,7 +595,7 @@ TEST(MmvSourceTest, BadMagicIsTheParsersErrorWithThePathAndRepairWorks) {
         source.Snapshot(),
         StatusIs(absl::StatusCode::kInvalidArgument,
                  StartsWith(absl::StrCat(
-                     path, ": offset 0: bad magic 58 4d 56 00, expected"))));
+                     path, ": offset 0: bad magic: not an MMV file"))));
   }
   WriteInPlace(path, 0, std::span(image.bytes).first(3));
   absl::StatusOr<MmvSnapshot> repaired = source.Snapshot();

@@ -633,16 +633,39 @@ TEST_F(MmvErrorTest, FileShorterThanHeaderIsInvalidArgument) {
   }
 }
 
-// M2
+// M2: named by the rule, never by the file's bytes (it may be anything).
 TEST_F(MmvErrorTest, BadMagicIsInvalidArgument) {
   bytes_[2] = 'X';
   EXPECT_THAT(Parse(), IsErrorAt(absl::StatusCode::kInvalidArgument, 0,
-                                 "bad magic 4d 4d 58 00, expected \"MMV\\0\""));
+                                 "bad magic: not an MMV file (expected \"MMV\\0\")"));
   bytes_[2] = 'V';
   bytes_[3] = '1';
-  EXPECT_THAT(ParseMmvHeader(bytes_),
-              IsErrorAt(absl::StatusCode::kInvalidArgument, 0,
-                        "bad magic 4d 4d 56 31"));
+  absl::StatusOr<MmvHeader> h = ParseMmvHeader(bytes_);
+  EXPECT_THAT(h, IsErrorAt(absl::StatusCode::kInvalidArgument, 0, "bad magic"));
+  for (const char* leak : {"4d", "56", "31", "MMV1", "77", "86"}) {
+    EXPECT_EQ(h.status().message().find(leak), absl::string_view::npos) << leak;
+  }
+}
+
+// MmvExtent: how much of a file to copy, from the header and TOC alone.
+TEST_F(MmvErrorTest, ExtentCoversEverySectionAndIsCheckedAgainstTheFileSize) {
+  absl::StatusOr<uint64_t> extent = MmvExtent(bytes_, bytes_.size());
+  ASSERT_TRUE(extent.ok()) << extent.status();
+  EXPECT_LE(*extent, bytes_.size());
+  EXPECT_GT(*extent, kMmvHeaderSize);
+  // The file parses from the extent alone.
+  EXPECT_TRUE(ParseMmv(std::span<const uint8_t>(bytes_).first(*extent)).ok());
+  // A tail past the sections (a sparse 10 GB file, say) is not needed.
+  absl::StatusOr<uint64_t> sparse = MmvExtent(bytes_, uint64_t{10} << 30);
+  ASSERT_TRUE(sparse.ok()) << sparse.status();
+  EXPECT_EQ(*sparse, *extent);
+  // A TOC count that cannot fit: refused from the sizes, naming both.
+  std::vector<uint8_t> huge = bytes_;
+  const int32_t tocs = 0x7fffffff;
+  std::memcpy(huge.data() + 24, &tocs, sizeof(tocs));
+  EXPECT_THAT(MmvExtent(std::span<const uint8_t>(huge).first(kMmvHeaderSize), 4096),
+              IsErrorAt(absl::StatusCode::kDataLoss, 24,
+                        "TOC count 2147483647 (ending at 34359738392) exceeds the file's 4096 bytes"));
 }
 
 // M3
