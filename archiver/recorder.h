@@ -74,6 +74,10 @@ class Recorder {
   Recorder(RecorderOptions options, LogFunction log);
   ~Recorder();
 
+  // Opens and lists the MMV directory now (it is otherwise opened with the
+  // first sample), so that it stays readable after privileges are dropped to
+  // a user who could not open it by its path.
+  void OpenSources() { (void)ListFiles(); }
   // Takes one sample stamped `now`. Errors are those that stop recording
   // (the archive cannot be created or written); problems with single MMV
   // files are logged, not returned.

@@ -83,6 +83,7 @@ int RunCapture(CaptureFlags& f, const Invocation& inv) {
   archiver::RecorderOptions opts = setup->recorder;
   opts.archive_base = output;
   archiver::Recorder recorder(opts, LogLine);
+  if (absl::Status s = BecomeUser(*setup, recorder); !s.ok()) return Fail(std::string(s.message()));
   InstallStopSignals();
 
   pid_t child = -1;

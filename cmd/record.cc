@@ -166,9 +166,16 @@ int RunRecord(RecordFlags& f, const Invocation& inv) {
   for (size_t at = dir.find('/', 1); at != std::string::npos; at = dir.find('/', at + 1)) {
     (void)::mkdir(dir.substr(0, at).c_str(), 0755);
   }
-  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+  const bool created = ::mkdir(dir.c_str(), 0755) == 0;
+  if (!created && errno != EEXIST) {
     std::fprintf(stderr, "mmvlog record: cannot create archive directory %s: %s\n", dir.c_str(),
                  std::strerror(errno));
+    return kExitFailure;
+  }
+  // An archive directory made for -U's user belongs to that user.
+  if (created && setup->user && ::chown(dir.c_str(), setup->user->uid, setup->user->gid) != 0) {
+    std::fprintf(stderr, "mmvlog record: cannot give %s to %s: %s\n", dir.c_str(),
+                 setup->user->name.c_str(), std::strerror(errno));
     return kExitFailure;
   }
   // One recorder per archive directory.
@@ -185,6 +192,9 @@ int RunRecord(RecordFlags& f, const Invocation& inv) {
                  "another archive directory\n",
                  holder.c_str(), dir.c_str());
     return kExitFailure;
+  }
+  if (setup->user && ::fchown(lock_fd, setup->user->uid, setup->user->gid) != 0) {
+    // Not fatal: the lock is held; only a later run as the user may need it.
   }
   const std::string pid_text = absl::StrCat(::getpid());
   // Best effort (the lock holds either way). A (void) cast does not silence
@@ -211,6 +221,10 @@ int RunRecord(RecordFlags& f, const Invocation& inv) {
   opts.archive.sync_on_switch = f.sync;
   opts.resume = true;  // recovery runs when recording resumes into the same archive
   archiver::Recorder recorder(opts, LogLine);
+  if (absl::Status s = BecomeUser(*setup, recorder); !s.ok()) {
+    LogLine(archiver::LogLevel::kError, std::string(s.message()));
+    return kExitFailure;
+  }
   std::unique_ptr<archiver::BackgroundCompressor> compressor;
   if (f.compress) {
     compressor = std::make_unique<archiver::BackgroundCompressor>(f.compress_level, LogLine);

@@ -97,8 +97,8 @@ void AddRecordingOptions(CLI::App* app, RecordingFlags* f) {
       ->type_name("NOTE")
       ->group(kRunning);
   app->add_option("-U,--username", f->user,
-                  "run as this user (not supported yet: start it as the user, as the systemd "
-                  "unit does)")
+                  "when started as root, run as this user once what needs root is open, as "
+                  "pmlogger does (pcp)")
       ->type_name("USER")
       ->group(kRunning);
   app->add_flag("--progress,!--no-progress", f->progress,
@@ -117,6 +117,22 @@ void AddRecordingOptions(CLI::App* app, RecordingFlags* f) {
   HiddenAlias(app, "--duration", f->duration);
   HiddenAlias(app, "--volume_size", f->volume_size);
   HiddenAlias(app, "--volume_samples", f->volume_samples);
+}
+
+absl::Status BecomeUser(const RecordingSetup& setup, archiver::Recorder& recorder) {
+  if (!setup.user) {
+    if (::geteuid() == 0) {
+      LogLine(archiver::LogLevel::kInfo,
+              "running as root; -U pcp runs as the pcp user, as pmlogger does");
+    }
+    return absl::OkStatus();
+  }
+  recorder.OpenSources();
+  if (absl::Status s = DropPrivileges(*setup.user); !s.ok()) return s;
+  LogLine(archiver::LogLevel::kInfo,
+          absl::StrCat("running as ", setup.user->name, " (uid ", setup.user->uid, ", gid ",
+                       setup.user->gid, ")"));
+  return absl::OkStatus();
 }
 
 void SplitMmvFilesAndArchive(const std::vector<std::string>& args,
@@ -141,9 +157,13 @@ absl::StatusOr<RecordingSetup> RecordingFromFlags(const RecordingFlags& f, absl:
         "--include and --exclude");
   }
   if (!f.user.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("-U ", f.user, ": changing user is not supported yet; start mmvlog as that "
-                     "user (the systemd unit runs it as pcp)"));
+    absl::StatusOr<UserIdentity> user = LookUpUser(f.user);
+    if (!user.ok()) return user.status();
+    if (::geteuid() != 0 && ::geteuid() != user->uid) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("-U ", f.user, ": only root can run as another user"));
+    }
+    r.user = *user;
   }
   absl::StatusOr<absl::Duration> interval = format::ParsePcpInterval(f.interval);
   if (!interval.ok()) return bad("-t", interval.status());

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "absl/time/time.h"
 #include "archiver/record_loop.h"
 #include "archiver/recorder.h"
+#include "cmd/privileges.h"
 
 namespace mmvlog::cmd {
 
@@ -34,7 +36,7 @@ struct RecordingFlags {
   int64_t pid = 0;                // -p
   std::string config;             // -c (not supported yet)
   bool check_config = false;      // -C (not supported yet)
-  std::string user;               // -U (not supported yet)
+  std::string user;               // -U
   std::string mmv_dir;
   bool no_dir = false;
   std::string prefix = "mmv";
@@ -60,7 +62,13 @@ struct RecordingSetup {
   pid_t watch_pid = 0;   // -p: stop once this process has exited (0: none)
   bool progress = true;  // a progress line (only when stderr is a terminal)
   std::string note;      // -m
+  std::optional<UserIdentity> user;  // -U
 };
+
+// Once what needs root is open: drops to -U's user, or says once that the
+// recorder runs as root and how not to (pmlogger runs as pcp). `recorder`'s
+// MMV directory is opened first. Errors from DropPrivileges.
+absl::Status BecomeUser(const RecordingSetup& setup, archiver::Recorder& recorder);
 
 // Checks the options and turns them into a setup; `now` is the origin of
 // -T's relative times. InvalidArgument, naming the option and its value, for
