@@ -13,8 +13,9 @@ BUILD_PKGS=(bazel-bootstrap g++ libabsl-dev libzstd-dev zstd libgtest-dev google
 # man-db, groff-base: tests/cmd/man_test renders docs/mmvlog.1 with man -l.
 # bash-completion: tests/cmd/completion_test sources docs/mmvlog.bash as bash would.
 # strace: tests that check which system calls open files.
+# clang-14, libfuzzer-14-dev: tests/fuzz/run_fuzzers.sh (libFuzzer targets in CI).
 PCP_LIBS=(libpcp3-dev libpcp-mmv1-dev libpcp-import1-dev python3-pcp xz-utils liblzma-dev chromium
-          man-db groff-base bash-completion strace)
+          man-db groff-base bash-completion strace clang-14 libfuzzer-14-dev)
 PCP_PKGS=(pcp)
 
 want_pcp=1

@@ -278,12 +278,12 @@ absl::StatusOr<TimeWindow> ResolveTimeWindow(const TimeWindowSpec& spec, absl::T
   }
   absl::Duration align = absl::ZeroDuration();
   // The first multiple of `align` at or after t.
+  // In absl::Duration arithmetic, which saturates: a time centuries away
+  // ("@ 3437") would overflow 64-bit nanoseconds.
   auto aligned = [&align](absl::Time t) {
-    const int64_t step = absl::ToInt64Nanoseconds(align);
-    const int64_t ns = absl::ToUnixNanos(t);
-    int64_t up = (ns / step) * step;
-    if (up < ns) up += step;
-    return absl::FromUnixNanos(up);
+    absl::Time up = absl::UnixEpoch() + absl::Floor(t - absl::UnixEpoch(), align);
+    if (up < t) up += align;
+    return up;
   };
   if (!spec.align.empty()) {
     absl::StatusOr<absl::Duration> a = ParsePcpInterval(spec.align);
