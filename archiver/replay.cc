@@ -239,6 +239,13 @@ class ArchiveLoader {
     auto [it, added] = t_.desc_of_pmid.try_emplace(pmid, t_.descs.size());
     if (added) t_.descs.push_back(*p.desc);
     p.desc_index = it->second;
+    auto& [oneline, text] = t_.help[pmid];
+    if (oneline.empty()) {
+      if (const std::string* h = meta_->Text(format::kTextOneLine | format::kTextPmid, pmid)) oneline = *h;
+    }
+    if (text.empty()) {
+      if (const std::string* h = meta_->Text(format::kTextHelp | format::kTextPmid, pmid)) text = *h;
+    }
   }
 
   void AddValues(const ArchivePmid& p, const format::DecodedValueSet& set, size_t row) {
@@ -470,6 +477,7 @@ Timeline Interpolate(const Timeline& t, absl::Time start, absl::Time end, absl::
   out.problems = t.problems;
   out.descs = t.descs;
   out.desc_of_pmid = t.desc_of_pmid;
+  out.help = t.help;
   out.columns = t.columns;
   auto when = [&](size_t r) { return format::ToAbslTime(t.rows[r].time); };
   size_t next = 0;  // first row strictly after the grid time

@@ -71,6 +71,9 @@ struct Timeline {
   std::vector<std::string> problems;  // skipped archives, torn tails
   std::vector<format::Desc> descs;    // every metric seen
   std::map<uint32_t, size_t> desc_of_pmid;
+  // Help text of the metrics in descs, by PMID: the one-line and the long
+  // text, "" where the archive has none.
+  std::map<uint32_t, std::pair<std::string, std::string>> help;
   std::vector<Column> columns;
   std::vector<Row> rows;
 

@@ -102,11 +102,15 @@ int RunDemo(const DemoFlags& f, const Invocation& inv) {
       {"replay", "--csv", "-a", archive, "mmv.demo.requests.total", "mmv.demo.cpu.util"});
   if (rc != kExitOk) return rc;
   const std::string svg = absl::StrCat(dir, "/requests.svg");
+  const std::string html = absl::StrCat(dir, "/demo.html");
   rc = RunCommandLine({"replay", "--plot", svg, "-a", archive, "mmv.demo.requests.total"});
   if (rc != kExitOk) return rc;
+  rc = RunCommandLine({"replay", "--html", html, "-a", archive});
+  if (rc != kExitOk) return rc;
   std::printf("\ndemo: files:\n  MMV file: %s\n  archive:  %s.meta, .index, .0 (any PCP tool reads "
-              "it: pmdumplog -a %s)\n  plot:     %s (open it in a browser)\n",
-              (*app)->path().c_str(), archive.c_str(), archive.c_str(), svg.c_str());
+              "it: pmdumplog -a %s)\n  plot:     %s\n  charts:   %s (interactive; open either in "
+              "a browser)\n",
+              (*app)->path().c_str(), archive.c_str(), archive.c_str(), svg.c_str(), html.c_str());
   return kExitOk;
 }
 

@@ -221,10 +221,6 @@ int RunRecord(RecordFlags& f, const Invocation& inv) {
   opts.archive.sync_on_switch = f.sync;
   opts.resume = true;  // recovery runs when recording resumes into the same archive
   archiver::Recorder recorder(opts, LogLine);
-  if (absl::Status s = BecomeUser(*setup, recorder); !s.ok()) {
-    LogLine(archiver::LogLevel::kError, std::string(s.message()));
-    return kExitFailure;
-  }
   std::unique_ptr<archiver::BackgroundCompressor> compressor;
   if (f.compress) {
     compressor = std::make_unique<archiver::BackgroundCompressor>(f.compress_level, LogLine);
@@ -235,6 +231,10 @@ int RunRecord(RecordFlags& f, const Invocation& inv) {
                        absl::FormatDuration(setup->limits.interval), ", MMV files in ",
                        opts.mmv_dir.empty() ? "(none)" : opts.mmv_dir, ", archives in ", dir,
                        setup->note.empty() ? "" : absl::StrCat("; note: ", setup->note)));
+  if (absl::Status s = BecomeUser(*setup, recorder); !s.ok()) {
+    LogLine(archiver::LogLevel::kError, std::string(s.message()));
+    return kExitFailure;
+  }
 
   absl::Time next_period =
       period > absl::ZeroDuration() && periodic

@@ -18,9 +18,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_replace.h"
 #include "absl/time/time.h"
 #include "archiver/archive_reader.h"
+#include "archiver/plot_html.h"
+#include "archiver/plot_panels.h"
+#include "archiver/plot_svg.h"
 #include "archiver/posix_file.h"
 #include "archiver/replay.h"
 #include "cmd/cli.h"
@@ -179,102 +181,6 @@ void PrintStats(const Timeline& t, const std::vector<size_t>& rows, bool raw) {
   }
 }
 
-std::string Svg(const Timeline& t, const std::vector<size_t>& rows, bool raw) {
-  constexpr double kW = 1140, kH = 480, kLeft = 90, kRight = 440, kTop = 40, kBottom = 50;
-  static const char* kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
-                                  "#9467bd", "#8c564b", "#e377c2", "#17becf"};
-  std::vector<size_t> cols;
-  for (size_t c = 0; c < t.columns.size() && cols.size() < 8; ++c) {
-    for (size_t r : rows) {
-      if (archiver::NumericValue(t, r, c, raw)) {
-        cols.push_back(c);
-        break;
-      }
-    }
-  }
-  double t0 = 0, t1 = 1, lo = std::numeric_limits<double>::infinity(), hi = -lo;
-  auto secs = [&](size_t r) {
-    return absl::ToDoubleSeconds(format::ToAbslTime(t.rows[r].time) - absl::UnixEpoch());
-  };
-  if (!rows.empty()) {
-    t0 = secs(rows.front());
-    t1 = std::max(secs(rows.back()), t0 + 1e-3);
-  }
-  for (size_t c : cols) {
-    for (size_t r : rows) {
-      if (auto v = archiver::NumericValue(t, r, c, raw)) {
-        lo = std::min(lo, *v);
-        hi = std::max(hi, *v);
-      }
-    }
-  }
-  if (!(lo <= hi)) lo = 0, hi = 1;
-  if (hi - lo < 1e-12) hi = lo + 1;
-  const double pad = (hi - lo) * 0.05;
-  lo -= pad;
-  hi += pad;
-  auto x = [&](double s) { return kLeft + (s - t0) / (t1 - t0) * (kW - kLeft - kRight); };
-  auto y = [&](double v) { return kTop + (hi - v) / (hi - lo) * (kH - kTop - kBottom); };
-  std::string o = absl::StrFormat(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-      "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" "
-      "fill=\"white\"/>\n",
-      kW, kH);
-  absl::StrAppend(&o, "<text x=\"", kLeft, "\" y=\"22\" font-size=\"15\">", t.host, ": ",
-                  raw ? "values as stored" : "counters as rates per second", "</text>\n");
-  // Axes, grid and tick labels.
-  absl::StrAppendFormat(&o, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" stroke=\"#333\"/>\n",
-                        kLeft, kTop, kW - kLeft - kRight, kH - kTop - kBottom);
-  for (int i = 0; i <= 5; ++i) {
-    const double v = lo + (hi - lo) * i / 5;
-    absl::StrAppendFormat(&o, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
-                              "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
-                          kLeft, kW - kRight, y(v), y(v), kLeft - 6, y(v) + 4, Num(v));
-    const double s = t0 + (t1 - t0) * i / 5;
-    const std::string label = absl::FormatTime(
-        t1 - t0 < 60 ? "%H:%M:%E1S" : "%H:%M:%S", absl::FromUnixNanos(static_cast<int64_t>(s * 1e9)),
-        g_zone);
-    absl::StrAppendFormat(&o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", x(s),
-                          kH - kBottom + 18, label);
-  }
-  absl::StrAppendFormat(&o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">time</text>\n",
-                        kLeft + (kW - kLeft - kRight) / 2, kH - 10);
-  for (size_t k = 0; k < cols.size(); ++k) {
-    const size_t c = cols[k];
-    std::string points;
-    auto flush = [&] {
-      if (!points.empty()) {
-        absl::StrAppend(&o, "<polyline fill=\"none\" stroke-width=\"2\" stroke=\"", kColors[k],
-                        "\" points=\"", points, "\"/>\n");
-      }
-      points.clear();
-    };
-    for (size_t r : rows) {
-      if (t.rows[r].mark) {
-        flush();
-        continue;
-      }
-      auto v = archiver::NumericValue(t, r, c, raw);
-      if (!v) continue;
-      absl::StrAppendFormat(&points, "%.1f,%.1f ", x(secs(r)), y(*v));
-    }
-    flush();
-    const std::string units = archiver::DisplayUnits(t, c, raw);
-    absl::StrAppendFormat(&o, "<rect x=\"%.0f\" y=\"%.0f\" width=\"14\" height=\"4\" fill=\"%s\"/>"
-                              "<text x=\"%.0f\" y=\"%.0f\">%s</text>\n",
-                          kW - kRight + 16, kTop + 10 + 20 * k, kColors[k], kW - kRight + 36,
-                          kTop + 15 + 20 * k,
-                          format::JsonString(absl::StrCat(t.columns[c].label(),
-                                                          units.empty() ? "" : " (" + units + ")"))
-                              .substr(1)
-                              .c_str());
-  }
-  // JsonString quoting leaves a trailing quote in the legend: strip it.
-  absl::StrReplaceAll({{"\"</text>", "</text>"}}, &o);
-  o += "</svg>\n";
-  return o;
-}
-
 bool IsArchiveArg(const std::string& a) {
   struct stat st;
   return ::stat(a.c_str(), &st) == 0 || ::stat((a + ".meta").c_str(), &st) == 0 ||
@@ -293,6 +199,7 @@ struct ReplayFlags {
   std::vector<std::string> output;    // -o
   bool dump = false, csv = false, json = false, stats = false;
   std::string plot;
+  std::string html;
   bool follow = false;
   std::string to_mmv;
   double speed = 1.0;
@@ -372,6 +279,11 @@ void AddReplayOptions(CLI::App* app, ReplayFlags* f) {
                   "rates")
       ->type_name("FILE.svg")
       ->group(kOutput);
+  app->add_option("--html", f->html,
+                  "write one self-contained HTML page with interactive, zoomable charts, one per "
+                  "unit, and the metrics' help text")
+      ->type_name("FILE.html")
+      ->group(kOutput);
   app->add_flag("--follow", f->follow,
                 "keep reading archives still being written, across volume switches, printing "
                 "new samples as they arrive (like tail -f); with csv, json or dump")
@@ -422,6 +334,7 @@ archiver::Timeline KeepInstances(const archiver::Timeline& t, const std::vector<
   out.problems = t.problems;
   out.descs = t.descs;
   out.desc_of_pmid = t.desc_of_pmid;
+  out.help = t.help;
   for (size_t c : keep) out.AddColumn(t.columns[c]);
   for (size_t r = 0; r < t.rows.size(); ++r) {
     out.AddRow(t.rows[r].time, t.rows[r].mark);
@@ -605,16 +518,24 @@ int RunReplay(const ReplayFlags& f, const Invocation& inv) {
   if (json) ++outputs, PrintJson(*t, rows, f.raw);
   if (stats) ++outputs, PrintStats(*t, rows, f.raw);
   std::fflush(stdout);
-  if (!f.plot.empty()) {
+  archiver::PlotOptions plot_options;
+  plot_options.raw = f.raw;
+  plot_options.zone = g_zone;
+  for (const auto& [file, what] : {std::pair{f.plot, "--plot"}, std::pair{f.html, "--html"}}) {
+    if (file.empty()) continue;
     ++outputs;
-    const std::string svg = Svg(*t, rows, f.raw);
+    const std::string page = std::string(what) == "--plot"
+                                 ? archiver::RenderSvg(*t, rows, plot_options)
+                                 : archiver::RenderHtml(*t, rows, plot_options);
     if (absl::Status s = archiver::WriteFileAtomically(
-            f.plot, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(svg.data()), svg.size()));
+            file, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(page.data()),
+                                           page.size()));
         !s.ok()) {
-      std::fprintf(stderr, "mmvlog replay: --plot: %s\n", s.ToString().c_str());
+      std::fprintf(stderr, "mmvlog replay: %s: %s\n", what, s.ToString().c_str());
       return kExitFailure;
     }
-    std::fprintf(stderr, "mmvlog replay: plot written to %s\n", f.plot.c_str());
+    std::fprintf(stderr, "mmvlog replay: %s written to %s\n",
+                 std::string(what) == "--plot" ? "plot" : "page", file.c_str());
   }
   if (outputs == 0 || summary) PrintSummary(*t);
   std::fflush(stdout);

@@ -1,17 +1,21 @@
-"""`mmvlog replay --plot FILE.svg`, rendered by a real browser.
+"""`mmvlog replay --plot FILE.svg`: a picture people can read.
 
-An archive of the built-in demo application (changing counters and gauges)
-is plotted; headless Chromium renders the SVG to a PNG in $TEST_TMPDIR; the
-PNG is decoded here (zlib, no imaging library) and every legend colour must
-be drawn as a line across the plot area. A colour of the palette that no
-series uses must not be there (so the pixel test can tell).
-
-(All series share one y axis: series of very different scales, such as
-request rates in the hundreds and a 0-1 utilisation, flatten the small ones
-onto each other. So rates and utilisation are plotted separately here.)
+Archives of the built-in demo application (changing counters and gauges of
+several units) are plotted and the SVG is parsed:
+  - one panel per unit (rates, a count and a utilisation never share a
+    scale), each panel's series as many as its metrics and instances;
+  - every value tick is k * 1, 2 or 5 * 10^n, evenly spaced;
+  - every time tick is a round time: a multiple of its step since midnight;
+  - every piece of text lies inside the viewBox (widths estimated at 0.6 em
+    per character), the legend included;
+  - the title names the archive, the host and the time window.
+Then headless Chromium renders it and every legend colour must be drawn as a
+line across its panel; a colour no series uses must not be there.
 """
 
+import math
 import os
+import re
 import shutil
 import struct
 import tempfile
@@ -27,13 +31,20 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
                   "--no-first-run", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync", "--hide-scrollbars",
                   "--force-device-scale-factor=1"]
-UNUSED_PALETTE_COLOR = "#8c564b"  # the 6th colour of replay's palette; at most 4 series here
+UNUSED_PALETTE_COLOR = "#8c564b"  # the 6th colour of replay's palette; at most 3 series a panel here
 
-# Plot name: (metrics, how many series, texts the legend must have).
+# Plot name: (metrics, {panel units: legend texts}).
 PLOTS = {
-    "rates": (["mmv.demo.requests.total", "mmv.demo.queue.depth"], 4,
-              ["mmv.demo.requests.total[/api/users] (count / sec)", "mmv.demo.queue.depth (count)"]),
-    "cpu": (["mmv.demo.cpu.util"], 2, ["mmv.demo.cpu.util[cpu0]", "mmv.demo.cpu.util[cpu1]"]),
+    "mixed": (["mmv.demo.requests.total", "mmv.demo.bytes.sent", "mmv.demo.queue.depth",
+               "mmv.demo.cpu.util"],
+              {"count / sec": ["mmv.demo.requests.total[/api/users]",
+                               "mmv.demo.requests.total[/api/orders]",
+                               "mmv.demo.requests.total[/healthz]"],
+               "Kbyte / sec": ["mmv.demo.bytes.sent"],
+               "count": ["mmv.demo.queue.depth"],
+               "no units": ["mmv.demo.cpu.util[cpu0]", "mmv.demo.cpu.util[cpu1]"]}),
+    "cpu": (["mmv.demo.cpu.util"],
+            {"no units": ["mmv.demo.cpu.util[cpu0]", "mmv.demo.cpu.util[cpu1]"]}),
 }
 
 
@@ -110,6 +121,25 @@ def near(a, b, tol=24):
     return all(abs(x - y) <= tol for x, y in zip(a, b))
 
 
+def is_one_two_five(step):
+    m = step / 10 ** math.floor(math.log10(step))
+    return any(abs(m - k) < 1e-6 for k in (1, 2, 5, 10))
+
+
+def text_box(el, inherited_size):
+    """(x0, y0, x1, y1) of a <text>, its width estimated at 0.6 em a character."""
+    size = float(el.get("font-size", inherited_size))
+    content = "".join(el.itertext())
+    title = el.find(SVG_NS + "title")
+    if title is not None and title.text:
+        content = content.replace(title.text, "", 1)  # a tooltip is not drawn
+    width = 0.6 * size * len(content)
+    x, y = float(el.get("x")), float(el.get("y"))
+    anchor = el.get("text-anchor", "start")
+    x0 = {"start": x, "middle": x - width / 2, "end": x - width}[anchor]
+    return x0, y - size, x0 + width, y + 0.25 * size, content
+
+
 class PlotTest(unittest.TestCase):
 
     @classmethod
@@ -120,37 +150,92 @@ class PlotTest(unittest.TestCase):
         if p.returncode != 0:
             raise AssertionError(describe(p))
         cls.archive = os.path.join(demo_dir, "archive")
+        summary = cmdtest.run([MMVLOG, "replay", "-a", cls.archive]).stdout
+        cls.host = re.search(r"^host: +(\S+)", summary, re.M).group(1)
         cls.svgs, cls.stderr = {}, {}
-        for name, (metrics, _, _) in PLOTS.items():
+        for name, (metrics, _) in PLOTS.items():
             svg = os.path.join(cls.root, name + ".svg")
-            p = cmdtest.run([MMVLOG, "replay", "--plot", svg, cls.archive] + metrics)
+            p = cmdtest.run([MMVLOG, "replay", "--plot", svg, "-a", cls.archive] + metrics)
             if p.returncode != 0:
                 raise AssertionError(describe(p))
             cls.svgs[name] = svg
             cls.stderr[name] = p.stderr
 
-    def svg_layout(self, name):
-        svg = ET.parse(self.svgs[name]).getroot()
-        width, height = int(float(svg.get("width"))), int(float(svg.get("height")))
-        frame = next(r for r in svg.iter(SVG_NS + "rect") if r.get("stroke") == "#333")
-        area = tuple(float(frame.get(k)) for k in ("x", "y", "width", "height"))
-        legend = [r.get("fill") for r in svg.iter(SVG_NS + "rect")
-                  if r.get("width") == "14" and r.get("height") == "4"]
-        lines = [p.get("stroke") for p in svg.iter(SVG_NS + "polyline")]
-        texts = [t.text or "" for t in svg.iter(SVG_NS + "text")]
-        return width, height, area, legend, lines, texts
+    def parse(self, name):
+        return ET.parse(self.svgs[name]).getroot()
 
-    def test_svg_has_a_line_per_series(self):
-        for name, (_, series, legend_texts) in PLOTS.items():
+    def panels(self, svg):
+        return [g for g in svg.iter(SVG_NS + "g") if g.get("class") == "panel"]
+
+    def test_one_panel_per_unit_with_its_series(self):
+        for name, (_, want) in PLOTS.items():
             with self.subTest(plot=name):
                 self.assertIn("plot written to %s" % self.svgs[name], self.stderr[name])
-                _, _, _, legend, lines, texts = self.svg_layout(name)
-                self.assertEqual(len(legend), series)
-                self.assertEqual(len(set(legend)), series)
-                self.assertEqual(sorted(set(lines)), sorted(legend))
-                self.assertNotIn(UNUSED_PALETTE_COLOR, legend)
-                for t in legend_texts:
-                    self.assertIn(t, texts)
+                got = {}
+                for g in self.panels(self.parse(name)):
+                    legend = next(e for e in g.iter(SVG_NS + "g") if e.get("class") == "legend")
+                    texts = ["".join(t.itertext()).replace(t.find(SVG_NS + "title").text, "", 1)
+                             for t in legend.iter(SVG_NS + "text") if t.find(SVG_NS + "title") is not None]
+                    lines = [p for p in g.iter(SVG_NS + "polyline")]
+                    colors = {p.get("stroke") for p in lines}
+                    self.assertEqual(len(colors), len(texts), g.get("data-units"))
+                    units = [t.text for t in g.iter(SVG_NS + "text") if t.get("class") == "units"]
+                    self.assertEqual(units, [g.get("data-units")])
+                    got[g.get("data-units")] = texts
+                self.assertEqual(got, want)
+
+    def test_value_ticks_are_round(self):
+        for name in PLOTS:
+            for g in self.panels(self.parse(name)):
+                with self.subTest(plot=name, units=g.get("data-units")):
+                    values = [float(t.text) for t in g.iter(SVG_NS + "text")
+                              if t.get("class") == "ytick"]
+                    self.assertGreaterEqual(len(values), 3)
+                    steps = {round(b - a, 12) for a, b in zip(values, values[1:])}
+                    self.assertEqual(len(steps), 1, values)
+                    step = steps.pop()
+                    self.assertTrue(is_one_two_five(step), values)
+                    for v in values:
+                        self.assertAlmostEqual(v / step, round(v / step), places=6)
+
+    def test_time_ticks_are_round(self):
+        for name in PLOTS:
+            for g in self.panels(self.parse(name)):
+                labels = [t.text for t in g.iter(SVG_NS + "text") if t.get("class") == "xtick"]
+                self.assertGreaterEqual(len(labels), 2)
+                secs = []
+                for label in labels:
+                    h, m, s = label.split(":")
+                    secs.append(int(h) * 3600 + int(m) * 60 + float(s))
+                steps = {round(b - a, 3) for a, b in zip(secs, secs[1:])}
+                self.assertEqual(len(steps), 1, labels)
+                step = steps.pop()
+                self.assertIn(step, (0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60), labels)
+                for x in secs:
+                    self.assertAlmostEqual(x / step, round(x / step), places=6, msg=labels)
+
+    def test_all_text_inside_the_picture(self):
+        for name in PLOTS:
+            with self.subTest(plot=name):
+                svg = self.parse(name)
+                vx, vy, vw, vh = (float(v) for v in svg.get("viewBox").split())
+                self.assertEqual((vw, vh), (float(svg.get("width")), float(svg.get("height"))))
+                size = float(svg.get("font-size"))
+                for t in svg.iter(SVG_NS + "text"):
+                    x0, y0, x1, y1, content = text_box(t, size)
+                    self.assertGreaterEqual(x0, vx, content)
+                    self.assertLessEqual(x1, vx + vw, content)
+                    self.assertGreaterEqual(y0, vy, content)
+                    self.assertLessEqual(y1, vy + vh, content)
+
+    def test_title_names_archive_host_and_window(self):
+        for name in PLOTS:
+            title = next(t for t in self.parse(name).iter(SVG_NS + "text")
+                         if t.get("class") == "title")
+            full = title.find(SVG_NS + "title").text
+            self.assertIn("archive on %s: " % self.host, full)
+            self.assertRegex(full, r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d to (\d{4}-\d\d-\d\d )?"
+                                   r"\d\d:\d\d:\d\d$")
 
     def test_chromium_renders_every_line(self):
         chromium = find_chromium()
@@ -160,7 +245,8 @@ class PlotTest(unittest.TestCase):
                 self.check_rendering(chromium, name)
 
     def check_rendering(self, chromium, name):
-        width, height, (ax, ay, aw, ah), legend, _, _ = self.svg_layout(name)
+        svg = self.parse(name)
+        width, height = int(float(svg.get("width"))), int(float(svg.get("height")))
         png = os.path.join(self.root, name + ".png")
         profile = cmdtest.fresh_dir("chromium-profile-" + name)
         home = cmdtest.fresh_dir("chromium-home-" + name)
@@ -180,25 +266,25 @@ class PlotTest(unittest.TestCase):
         self.assertTrue(os.path.exists(png), "no screenshot:\n%s\n%s" % (" ".join(cmd), describe(p)))
         w, h, pixels = decode_png(png)
         self.assertEqual((w, h), (width, height))
-        # Inside the frame, away from its border.
-        x0, x1 = int(ax) + 3, int(ax + aw) - 3
-        y0, y1 = int(ay) + 3, int(ay + ah) - 3
-        found = {}
-        for color in legend + [UNUSED_PALETTE_COLOR]:
-            want = rgb(color)
-            xs = [x for y in range(y0, y1) for x in range(x0, x1) if near(pixels[y][x], want)]
-            found[color] = (len(xs), (max(xs) - min(xs)) if xs else 0)
-        for color in legend:
-            count, span = found[color]
-            self.assertGreater(count, 50, (color, found, png))
-            # A line across the plot, not a dot (rates start at the 2nd sample).
-            self.assertGreater(span, 0.6 * (x1 - x0), (color, found, png))
-        self.assertEqual(found[UNUSED_PALETTE_COLOR][0], 0, found)
-        # The legend swatches are drawn too, right of the plot area.
-        for k, color in enumerate(legend):
-            ys = range(int(ay) + 10 + 20 * k, int(ay) + 14 + 20 * k)
-            xs = range(int(ax + aw) + 16, int(ax + aw) + 30)
-            self.assertTrue(any(near(pixels[y][x], rgb(color), 8) for y in ys for x in xs), color)
+        for g in self.panels(svg):
+            frame = next(r for r in g.iter(SVG_NS + "rect") if r.get("stroke") == "#333")
+            ax, ay, aw, ah = (float(frame.get(k)) for k in ("x", "y", "width", "height"))
+            colors = sorted({p.get("stroke") for p in g.iter(SVG_NS + "polyline")})
+            # Inside the frame, away from its border.
+            x0, x1 = int(ax) + 3, int(ax + aw) - 3
+            y0, y1 = int(ay) + 3, int(ay + ah) - 3
+            found = {}
+            for color in colors + [UNUSED_PALETTE_COLOR]:
+                want = rgb(color)
+                xs = [x for y in range(y0, y1, 2) for x in range(x0, x1) if near(pixels[y][x], want)]
+                found[color] = (len(xs), (max(xs) - min(xs)) if xs else 0)
+            for color in colors:
+                count, span = found[color]
+                self.assertGreater(count, 25, (g.get("data-units"), color, found, png))
+                # A line across the panel, not a dot (rates start at the 2nd sample).
+                self.assertGreater(span, 0.6 * (x1 - x0), (color, found, png))
+            self.assertEqual(found[UNUSED_PALETTE_COLOR][0], 0, found)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -10,7 +10,7 @@ pmlogger(1) does with them, judged by real PCP (pmlogcheck, pmdumplog):
   -m NOTE      in the first log line
   -V 2|3       the archive version
   ARCHIVE      the last argument, with strftime(3) conversions for record
-  -c, -U       not supported yet: a usage error that says so
+  -c, -C       not supported yet: a usage error that says so
 """
 
 import datetime
@@ -181,7 +181,7 @@ class PmloggerOptionsTest(unittest.TestCase):
         self.assertEqual(records(os.path.join(d, "fixed")), 2)
 
     def test_not_supported_yet_options_say_so(self):
-        for args in (["-c", "/dev/null"], ["-C"], ["-U", "pcp"]):
+        for args in (["-c", "/dev/null"], ["-C"]):
             with self.subTest(args=args):
                 p = self.mmvlog("capture", *args, os.path.join(self.out, "x"))
                 self.assertEqual(p.returncode, 2, describe(p))
