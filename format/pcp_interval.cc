@@ -58,7 +58,7 @@ absl::Status Unexpected(absl::string_view text, size_t at, absl::string_view wha
 absl::StatusOr<absl::Duration> ParsePcpIntervalAllowZero(absl::string_view text) {
   if (absl::StripAsciiWhitespace(text).empty()) {
     return absl::InvalidArgumentError(
-        "empty interval: use e.g. 10sec, 1.5 min, 250msec, 2h30m or plain seconds");
+        absl::StrCat("empty interval '", text, "': use e.g. 10sec, 1.5 min, 250msec, 2h30m or plain seconds"));
   }
   double seconds = 0;
   absl::Duration total;

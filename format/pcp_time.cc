@@ -212,12 +212,15 @@ absl::Time Place(const Broken& b, absl::Time origin, absl::TimeZone zone) {
          absl::Nanoseconds(b.nsec);
 }
 
+bool IsFinite(absl::Time t) { return t != absl::InfiniteFuture() && t != absl::InfinitePast(); }
+
 bool ParseIso(absl::string_view text, absl::TimeZone zone, absl::Time* t) {
   const std::string s(absl::StripAsciiWhitespace(text));
   std::string err;
   for (const char* format : {"%Y-%m-%d %H:%M:%E*S", "%Y-%m-%dT%H:%M:%E*S", "%Y-%m-%d %H:%M",
                              "%Y-%m-%dT%H:%M", "%Y-%m-%d"}) {
-    if (absl::ParseTime(format, s, zone, t, &err)) return true;
+    // absl::ParseTime also takes "infinite-future": not a time anyone means.
+    if (absl::ParseTime(format, s, zone, t, &err)) return IsFinite(*t);
   }
   return false;
 }
@@ -226,6 +229,8 @@ bool ParseDatetime(absl::string_view text, absl::Time origin, absl::TimeZone zon
                    absl::Time* t) {
   Broken b;
   if (ParseCtime(text, &b)) {
+    // A partial date is placed after the origin: there must be one.
+    if (b.year == kUnset && !IsFinite(origin)) return false;
     *t = Place(b, origin, zone);
     return true;
   }
