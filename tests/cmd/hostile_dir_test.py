@@ -117,6 +117,40 @@ class HostileDirTest(unittest.TestCase):
                     self.assertEqual(len(lines(p.stderr)), 1, describe(p))
                     self.assert_no_leak(p.stdout + p.stderr, "inspect " + name)
 
+    def test_huge_claims_cost_only_what_the_file_holds(self):
+        # A 10 GB sparse MMV file (a valid file with a hole after it) and a
+        # header claiming 0x7fffffff TOC entries: refused or read from the
+        # sizes alone, in seconds, with a small peak RSS.
+        root = cmdtest.fresh_dir("hostile_sizes")
+        files = cmdtest.MmvFiles(os.path.join(root, "pcp"), files=(("alpha", "v3", 0, 0),))
+        sparse = files.path("sparse")
+        shutil.copy(files.path("alpha"), sparse)
+        os.truncate(sparse, 10 << 30)
+        with open(files.path("alpha"), "rb") as f:
+            header = bytearray(f.read(4096))
+        struct.pack_into("<i", header, 24, 0x7fffffff)
+        with open(files.path("hugetoc"), "wb") as f:
+            f.write(header)
+        base = os.path.join(root, "arch")
+        script = ("import resource, subprocess, sys, time\n"
+                  "t = time.monotonic()\n"
+                  "p = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE)\n"
+                  "print(p.returncode, time.monotonic() - t,\n"
+                  "      resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+                  "sys.stderr.write(p.stderr.decode())\n")
+        p = cmdtest.run(["/usr/bin/python3", "-c", script, MMVLOG, "capture", "-s", "3", "-t",
+                         "100msec", base], env=files.env, timeout=60)
+        rc, seconds, max_rss_kb = p.stdout.split()
+        self.assertEqual(int(rc), 0, describe(p))
+        self.assertLess(float(seconds), 10, describe(p))
+        self.assertLess(int(max_rss_kb), 100 * 1024, describe(p))
+        said = [l for l in lines(p.stderr) if "hugetoc" in l]
+        self.assertEqual(len(said), 1, p.stderr)
+        self.assertIn("TOC count 2147483647 (ending at 34359738392) exceeds the file's 4096 bytes",
+                      said[0])
+        names = set(re.findall(r"\bmmv\.(\w+)\.", cmdtest.pmdumplog("-m", base)))
+        self.assertEqual(names, {"alpha", "sparse"})
+
     @unittest.skipUnless(shutil.which("strace"), "strace is not installed")
     def test_strace_shows_nofollow_nonblock_cloexec(self):
         base = os.path.join(self.root, "traced")
