@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""A soak of `mmvlog record` over a churning MMV directory.
+
+    bench/soak.py [--minutes 60] [--files 200] [--mmvlog PATH] [--churn PATH] [--keep]
+
+bench:soak_churn plays the directory: ten stable files updated every 50 ms,
+and FILES more created, grown, truncated, replaced, scribbled on and deleted
+every two seconds. `mmvlog record -t 100msec` records it all the while. Every
+5 s the recorder's open file descriptors, RSS and CPU time are read from
+/proc. At the end (SIGTERM), it checks, and prints:
+
+  - open fds, RSS and CPU per sample flat: the last window (a sixth of the
+    run, at most ten minutes) against the first (after a warm-up of the same
+    length): descriptors beyond one per MMV file +2 at most (give or take the
+    files of one round), RSS +20% + 4 MB at most, CPU per sample 1.5x at
+    most;
+  - no sample of a stable file lost: every result record holds every value
+    of every stable file;
+  - pmlogcheck clean.
+
+Exit status 0 when all hold. tests/cmd/soak_test.py runs it for two minutes
+in CI; bench/README.md ("soak") has the hour-long numbers.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def proc_sample(pid, mmv_dir):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    cpu = (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime + stime
+    rss_kb = 0
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                rss_kb = int(line.split()[1])
+    fds = len(os.listdir("/proc/%d/fd" % pid))
+    files = len(os.listdir(mmv_dir))
+    # Open descriptors beyond one per MMV file: what would show a leak.
+    return {"t": time.monotonic(), "cpu": cpu, "rss_kb": rss_kb, "fds": fds - files}
+
+
+def window(samples, start, end):
+    return [s for s in samples if start <= s["t"] - samples[0]["t"] < end]
+
+
+def summarize(samples, interval):
+    """(fds, rss_kb, cpu microseconds per sample) over a window."""
+    fds = max(s["fds"] for s in samples)
+    rss = max(s["rss_kb"] for s in samples)
+    span = samples[-1]["t"] - samples[0]["t"]
+    cpu = (samples[-1]["cpu"] - samples[0]["cpu"]) / max(span / interval, 1) * 1e6
+    return fds, rss, cpu
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--minutes", type=float, default=60)
+    ap.add_argument("--files", type=int, default=200)
+    ap.add_argument("--mmvlog", default=os.path.join(here, "..", "bazel-bin", "cmd", "mmvlog"))
+    ap.add_argument("--churn", default=os.path.join(here, "..", "bazel-bin", "bench", "soak_churn"))
+    ap.add_argument("--dir", default=None)
+    ap.add_argument("--keep", action="store_true")
+    args = ap.parse_args()
+    seconds = args.minutes * 60
+    interval = 0.1
+    work = args.dir or tempfile.mkdtemp(prefix="mmvlog-soak-")
+    mmv_dir = os.path.join(work, "mmv")
+    os.makedirs(mmv_dir, exist_ok=True)
+    archive = os.path.join(work, "soak")
+
+    churn = subprocess.Popen([args.churn, mmv_dir, str(seconds + 15), str(args.files)],
+                             stdout=subprocess.DEVNULL)
+    time.sleep(1)  # the stable files exist before the first sample
+    log = open(os.path.join(work, "record.log"), "w")
+    rec = subprocess.Popen([args.mmvlog, "record", "-t", "100msec", "--mmv-dir", mmv_dir,
+                            "--no-progress", archive], stdout=log, stderr=log)
+    samples = []
+    started = time.monotonic()
+    try:
+        while time.monotonic() - started < seconds:
+            if rec.poll() is not None:
+                print("soak: mmvlog record exited early (%d); see %s" % (rec.returncode, log.name))
+                return 1
+            samples.append(proc_sample(rec.pid, mmv_dir))
+            time.sleep(5)
+        samples.append(proc_sample(rec.pid, mmv_dir))
+    finally:
+        if rec.poll() is None:
+            rec.send_signal(signal.SIGTERM)
+        rec.wait(timeout=60)
+        churn.kill()
+        churn.wait()
+        log.close()
+    failures = []
+    if rec.returncode != 0:
+        failures.append("mmvlog record exited %d" % rec.returncode)
+
+    # Flat use: the first window after a warm-up against the last one.
+    length = min(seconds / 6, 600)
+    first = window(samples, length, 2 * length)
+    last = window(samples, seconds - length, seconds + 60)
+    if len(first) < 2 or len(last) < 2:
+        failures.append("too few /proc samples (%d)" % len(samples))
+    else:
+        f_fds, f_rss, f_cpu = summarize(first, interval)
+        l_fds, l_rss, l_cpu = summarize(last, interval)
+        print("soak: window %.0f s: fds beyond one per MMV file %d -> %d, RSS %.1f -> %.1f MB, "
+              "CPU per sample %.0f -> %.0f us"
+              % (length, f_fds, l_fds, f_rss / 1024, l_rss / 1024, f_cpu, l_cpu))
+        if l_fds > f_fds + 2 + 20:  # + files deleted in the round being sampled
+            failures.append("open fds grew: %d -> %d" % (f_fds, l_fds))
+        if l_rss > f_rss * 1.2 + 4096:
+            failures.append("RSS grew: %d -> %d kB" % (f_rss, l_rss))
+        if l_cpu > f_cpu * 1.5 + 50:
+            failures.append("CPU per sample grew: %.0f -> %.0f us" % (f_cpu, l_cpu))
+
+    # Every record holds every stable value (50 values of 10 files).
+    rc = subprocess.run(["pmlogcheck", archive], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                        universal_newlines=True)
+    if rc.returncode != 0:
+        failures.append("pmlogcheck: %s" % rc.stdout.strip()[:2000])
+    csv = subprocess.run([args.mmvlog, "replay", "-a", archive, "-o", "csv", "-r",
+                          "mmv.stable*"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         universal_newlines=True)
+    rows = [l for l in csv.stdout.split("\n")[1:] if l]
+    header = csv.stdout.split("\n")[0].split(",")
+    columns = len(header) - 1
+    incomplete = [r for r in rows if any(c == "" for c in r.split(",")[1:])]
+    expected = seconds / interval
+    print("soak: %d records, %d stable columns, %d records missing a stable value; "
+          "%.0f samples due" % (len(rows), columns, len(incomplete), expected))
+    if columns != 200:
+        failures.append("stable columns: %d, want 200 (10 files x 5 metrics x 4 instances)"
+                        % columns)
+    if incomplete:
+        failures.append("%d records miss a stable value, e.g. %s" % (len(incomplete),
+                                                                     incomplete[0][:200]))
+    with open(os.path.join(work, "record.log")) as f:
+        text = f.read()
+    m = re.search(r"(\d+) samples, (\d+) values, (\d+) marks, (\d+) missed ticks", text)
+    if m:
+        print("soak: recorder: %s samples, %s values, %s marks, %s missed ticks"
+              % m.group(1, 2, 3, 4))
+    for f in failures:
+        print("soak: FAILED: %s" % f)
+    if not args.keep and not failures and args.dir is None:
+        shutil.rmtree(work, ignore_errors=True)
+    else:
+        print("soak: files kept in %s" % work)
+    print("soak: %s" % ("ok" if not failures else "FAILED"))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
