@@ -82,6 +82,12 @@ absl::StatusOr<std::unique_ptr<ArchiveWriter>> ArchiveWriter::Resume(
   opts.zoneinfo = r.label().zoneinfo;
   opts.pid = r.label().pid;
   std::unique_ptr<ArchiveWriter> w(new ArchiveWriter(base, opts, r.label().start));
+  // A resume that fails half way writes nothing more (no final index entry
+  // into files it could not open): its files are just closed.
+  auto fail = [&w](absl::Status s) {
+    w->closed_ = true;
+    return s;
+  };
   for (const format::Desc& d : r.meta().descs) w->descs_.emplace(d.pmid, d);
   for (const auto& [id, history] : r.meta().indoms) w->indoms_[id] = history.back();
   for (const format::HelpText& t : r.meta().texts) w->texts_.insert({t.type, t.ident});
@@ -101,16 +107,16 @@ absl::StatusOr<std::unique_ptr<ArchiveWriter>> ArchiveWriter::Resume(
   }
   for (;;) {
     absl::StatusOr<std::optional<format::DecodedResult>> next = (*reader)->Next();
-    if (!next.ok()) return next.status();
+    if (!next.ok()) return fail(next.status());
     if (!next->has_value()) break;
     w->have_last_ = true;
     w->last_stamp_ = (*next)->timestamp;
   }
   absl::StatusOr<std::unique_ptr<WritableFile>> meta = OpenWritableFile(base + ".meta", true);
-  if (!meta.ok()) return meta.status();
+  if (!meta.ok()) return fail(meta.status());
   w->meta_ = std::move(*meta);
   absl::StatusOr<std::unique_ptr<WritableFile>> index = OpenWritableFile(base + ".index", true);
-  if (!index.ok()) return index.status();
+  if (!index.ok()) return fail(index.status());
   w->index_ = std::move(*index);
   w->meta_offset_after_last_result_ = w->meta_->size();
   absl::Status opened;
@@ -129,10 +135,7 @@ absl::StatusOr<std::unique_ptr<ArchiveWriter>> ArchiveWriter::Resume(
   } else {
     opened = w->OpenVolume(last_volume + 1);
   }
-  if (!opened.ok()) {
-    w->closed_ = true;
-    return opened;
-  }
+  if (!opened.ok()) return fail(opened);
   w->last_volume_ = -1;  // no result of this session yet for the final entry
   return w;
 }
@@ -190,7 +193,16 @@ absl::Status ArchiveWriter::OpenVolume(int n) {
   volume_ = n;
   results_in_volume_ = 0;
   index_pending_ = true;
-  return data_->Append(scratch_);
+  if (absl::Status s = data_->Append(scratch_); !s.ok()) {
+    // A failed append leaves the file as it was, empty here: remove it
+    // rather than leave a volume without a label behind.
+    if (data_->size() == 0) {
+      (void)data_->Close();
+      ::unlink(data_->path().c_str());
+    }
+    return s;
+  }
+  return absl::OkStatus();
 }
 
 absl::Status ArchiveWriter::NewVolume() {
@@ -428,7 +440,7 @@ absl::Status ArchiveWriter::Close() {
   if (closed_) return status_;
   closed_ = true;
   absl::Status result = status_;
-  if (result.ok() && have_last_ && last_volume_ == volume_) {
+  if (result.ok() && have_last_ && last_volume_ == volume_ && index_ != nullptr) {
     // As pmlogger's exit: an entry pointing at the last result.
     format::IndexEntry e;
     e.timestamp = last_stamp_;

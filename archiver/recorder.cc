@@ -295,9 +295,11 @@ absl::Status Recorder::Sample(absl::Time now) {
   if (writer_ == nullptr) {
     if (live.empty()) return absl::OkStatus();
     if (absl::Status s = OpenArchive(now); !s.ok()) {
-      // Only a full disk (ENOSPC, EDQUOT, EFBIG) or a transient error is
-      // worth waiting out; a missing directory or an existing archive is not.
-      if (!absl::IsResourceExhausted(s) && !absl::IsOutOfRange(s) && !absl::IsUnavailable(s)) {
+      // A full disk (ENOSPC, EDQUOT, EFBIG), a device error (EIO) or a
+      // transient one is waited out; a missing directory, a permission or
+      // an existing archive is a mistake to report, not to wait for.
+      if (absl::IsNotFound(s) || absl::IsPermissionDenied(s) || absl::IsAlreadyExists(s) ||
+          absl::IsInvalidArgument(s) || absl::IsFailedPrecondition(s)) {
         return s;
       }
       // The archive cannot be created now (a full disk): as for a write

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "archiver/file_syscalls.h"
 
 namespace mmvlog::archiver {
 namespace {
@@ -38,13 +39,13 @@ class PosixWritableFile final : public WritableFile {
     if (reserve_ && size_ + data.size() > reserved_) Reserve(data.size());
     size_t done = 0;
     while (done < data.size()) {
-      ssize_t n = ::write(fd_, data.data() + done, data.size() - done);
+      ssize_t n = FileSyscalls().write(fd_, data.data() + done, data.size() - done);
       if (n < 0) {
         if (errno == EINTR) continue;
         status_ = absl::ErrnoToStatus(
             errno, absl::StrCat("write ", path_, " at offset ", size_ + done));
         // Leave the file as it was: a partial record would be a torn tail.
-        if (done > 0 && ::ftruncate(fd_, static_cast<off_t>(size_)) == 0) {
+        if (done > 0 && FileSyscalls().ftruncate(fd_, static_cast<off_t>(size_)) == 0) {
           (void)::lseek(fd_, static_cast<off_t>(size_), SEEK_SET);
         }
         return status_;
@@ -58,7 +59,7 @@ class PosixWritableFile final : public WritableFile {
 
   absl::Status Sync() override {
     if (!status_.ok()) return status_;
-    if (fd_ >= 0 && ::fdatasync(fd_) != 0) {
+    if (fd_ >= 0 && FileSyscalls().fdatasync(fd_) != 0) {
       status_ = absl::ErrnoToStatus(errno, absl::StrCat("fsync ", path_));
     }
     return status_;
@@ -67,7 +68,7 @@ class PosixWritableFile final : public WritableFile {
   absl::Status Close() override {
     if (fd_ < 0) return status_;
     // Give back the blocks reserved beyond what was written.
-    if (reserved_ > size_ && ::ftruncate(fd_, static_cast<off_t>(size_)) != 0) {
+    if (reserved_ > size_ && FileSyscalls().ftruncate(fd_, static_cast<off_t>(size_)) != 0) {
       // Not an error: the blocks stay reserved past the end, unseen by readers.
     }
     // The tail too: nothing more is written to it. Its errors have no one
@@ -76,7 +77,7 @@ class PosixWritableFile final : public WritableFile {
       behind_->Submit(fd_, static_cast<off_t>(written_back_),
                       static_cast<off_t>(size_ - written_back_));
     }
-    if (::close(fd_) != 0 && status_.ok()) {
+    if (FileSyscalls().close(fd_) != 0 && status_.ok()) {
       status_ = absl::ErrnoToStatus(errno, absl::StrCat("close ", path_));
     }
     fd_ = -1;
@@ -141,7 +142,7 @@ absl::StatusOr<std::unique_ptr<WritableFile>> OpenWritableFile(
   const int flags = O_WRONLY | O_CLOEXEC | (append ? O_APPEND : O_CREAT | O_EXCL);
   int fd;
   do {
-    fd = ::open(path.c_str(), flags, 0644);
+    fd = FileSyscalls().open(path.c_str(), flags, 0644);
   } while (fd < 0 && errno == EINTR);
   if (fd < 0) {
     return absl::ErrnoToStatus(errno, absl::StrCat(append ? "open " : "create ", path));
