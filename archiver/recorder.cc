@@ -348,6 +348,13 @@ absl::Status Recorder::Sample(absl::Time now) {
       if (absl::Status r = Rotate(now, std::string(s.message())); !r.ok()) return r;
       return Sample(now);
     }
+    if (absl::IsInvalidArgument(s)) {
+      // This file's metadata cannot be put in an archive (nothing of the
+      // record was written): the file is skipped, the others recorded.
+      Problem(*st, file_name, std::string(s.message()));
+      st->mapped.reset();
+      continue;
+    }
     if (!s.ok()) {
       Broken(s);
       ++stats_.dropped;

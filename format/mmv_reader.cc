@@ -287,6 +287,10 @@ absl::Status Parser::ParseIndoms(const MmvSection& s) {
                                             ", but belongs to indom ",
                                             d.serial, " at ", at));
       }
+      if (instance.internal < 0) {  // M31
+        return DataLossAt(iat, absl::StrCat("instance id ", instance.internal, " in indom ",
+                                            d.serial, " is negative"));
+      }
       if (!ids.insert(instance.internal).second) {  // M22
         return DataLossAt(iat, absl::StrCat("duplicate instance id ",
                                             instance.internal, " in indom ",

@@ -40,6 +40,8 @@
 //   M29 empty metric name                                 DataLoss
 //   M30 (ReadMmvValue) string value outside the STRINGS section or
 //       without a NUL                                     DataLoss
+//   M31 negative instance id (PCP's instance ids are >= 0; -1 is
+//       PM_IN_NULL, and no archive may hold one)          DataLoss
 // Deliberately not rules here (pmdammv skips the metric, not the file, so the
 // mapping in archiver/ does the same): item over 1023, more than 1023
 // metrics, names that are not PCP metric names.

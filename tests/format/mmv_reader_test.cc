@@ -1021,6 +1021,16 @@ TEST_F(MmvErrorTest, DuplicateInstanceIdIsDataLoss) {
   EXPECT_THAT(Parse(), IsDataLossAt(at, "duplicate instance id 0 in indom 1"));
 }
 
+// M31 (found by bench/soak.py: a scribbled file's instance id went negative,
+// and the archive cannot hold it)
+TEST_F(MmvErrorTest, NegativeInstanceIdIsDataLoss) {
+  const uint64_t at = Instance(1, 1).offset;
+  for (int32_t id : {-1, -712704000, INT32_MIN}) {
+    Put<int32_t>(at + offsetof(MmvDiskInstance2, internal), id);
+    EXPECT_THAT(Parse(), IsDataLossAt(at, absl::StrCat("instance id ", id, " in indom 1 is negative")));
+  }
+}
+
 // M23
 TEST_F(MmvErrorTest, MetricOfUnknownIndomIsDataLoss) {
   const uint64_t at = Metric("state").offset;
