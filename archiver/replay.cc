@@ -470,7 +470,10 @@ const std::vector<std::optional<double>>& RowNumbers::Of(size_t row) {
   return values_;
 }
 
-Timeline Interpolate(const Timeline& t, absl::Time start, absl::Time end, absl::Duration step) {
+namespace {
+
+// What `t` says about its archives and metrics, without columns or rows.
+Timeline HeaderOf(const Timeline& t) {
   Timeline out;
   out.host = t.host;
   out.archives = t.archives;
@@ -478,6 +481,46 @@ Timeline Interpolate(const Timeline& t, absl::Time start, absl::Time end, absl::
   out.descs = t.descs;
   out.desc_of_pmid = t.desc_of_pmid;
   out.help = t.help;
+  return out;
+}
+
+// True when the instance's external name, or its first word, is in `names`.
+bool InstanceNamed(const std::string& instance, const std::vector<std::string>& names) {
+  const std::string first_word = instance.substr(0, instance.find(' '));
+  return std::find(names.begin(), names.end(), instance) != names.end() ||
+         std::find(names.begin(), names.end(), first_word) != names.end();
+}
+
+}  // namespace
+
+Timeline KeepInstances(const Timeline& t, const std::vector<std::string>& names,
+                       std::vector<std::string>* unmatched) {
+  std::vector<size_t> keep;
+  for (size_t c = 0; c < t.columns.size(); ++c) {
+    if (t.columns[c].instance.empty() || InstanceNamed(t.columns[c].instance, names)) {
+      keep.push_back(c);
+    }
+  }
+  for (const std::string& n : names) {
+    const bool found = std::any_of(keep.begin(), keep.end(), [&](size_t c) {
+      return !t.columns[c].instance.empty() && InstanceNamed(t.columns[c].instance, {n});
+    });
+    if (!found) unmatched->push_back(n);
+  }
+  Timeline out = HeaderOf(t);
+  for (size_t c : keep) out.AddColumn(t.columns[c]);
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    out.AddRow(t.rows[r].time, t.rows[r].mark);
+    for (size_t k = 0; k < keep.size(); ++k) {
+      const StoredValue v = t.Value(r, keep[k]);
+      if (v.has_value()) out.Set(out.rows.size() - 1, k, v);
+    }
+  }
+  return out;
+}
+
+Timeline Interpolate(const Timeline& t, absl::Time start, absl::Time end, absl::Duration step) {
+  Timeline out = HeaderOf(t);
   out.columns = t.columns;
   auto when = [&](size_t r) { return format::ToAbslTime(t.rows[r].time); };
   size_t next = 0;  // first row strictly after the grid time

@@ -162,6 +162,13 @@ class RowNumbers {
 // REQUIRES: step > 0.
 Timeline Interpolate(const Timeline& t, absl::Time start, absl::Time end, absl::Duration step);
 
+// The same timeline with only the columns of singular metrics and of
+// instances named in `names`, by external name or its first word (as PCP
+// matches instance names: "1 minute" is also "1"). The names no column has
+// are appended to `unmatched`.
+Timeline KeepInstances(const Timeline& t, const std::vector<std::string>& names,
+                       std::vector<std::string>* unmatched);
+
 // The units of a column as shown: counters' units per second unless raw.
 std::string DisplayUnits(const Timeline& t, size_t column, bool raw);
 

@@ -306,46 +306,6 @@ void AddReplayOptions(CLI::App* app, ReplayFlags* f) {
   HiddenFlagAlias(app, "--utc_times", f->utc_times);
 }
 
-// Only the columns whose instance is in `names` (by external name, or by
-// its first word, as PCP matches instance names), and the singular metrics.
-archiver::Timeline KeepInstances(const archiver::Timeline& t, const std::vector<std::string>& names,
-                                 std::vector<std::string>* unmatched) {
-  auto wanted = [&](const archiver::Column& c) {
-    if (c.instance.empty()) return true;
-    const std::string first_word = c.instance.substr(0, c.instance.find(' '));
-    return std::find(names.begin(), names.end(), c.instance) != names.end() ||
-           std::find(names.begin(), names.end(), first_word) != names.end();
-  };
-  std::vector<size_t> keep;
-  for (size_t c = 0; c < t.columns.size(); ++c) {
-    if (wanted(t.columns[c])) keep.push_back(c);
-  }
-  for (const std::string& n : names) {
-    bool found = false;
-    for (size_t c : keep) {
-      const std::string& inst = t.columns[c].instance;
-      found |= inst == n || inst.substr(0, inst.find(' ')) == n;
-    }
-    if (!found) unmatched->push_back(n);
-  }
-  archiver::Timeline out;
-  out.host = t.host;
-  out.archives = t.archives;
-  out.problems = t.problems;
-  out.descs = t.descs;
-  out.desc_of_pmid = t.desc_of_pmid;
-  out.help = t.help;
-  for (size_t c : keep) out.AddColumn(t.columns[c]);
-  for (size_t r = 0; r < t.rows.size(); ++r) {
-    out.AddRow(t.rows[r].time, t.rows[r].mark);
-    for (size_t k = 0; k < keep.size(); ++k) {
-      const archiver::StoredValue v = t.Value(r, keep[k]);
-      if (v.has_value() && k < out.rows.back().width) out.Set(out.rows.size() - 1, k, v);
-    }
-  }
-  return out;
-}
-
 // The zone of the first archive's label (-z): its zoneinfo, else its TZ.
 absl::StatusOr<absl::TimeZone> ArchiveZone(const std::string& name) {
   std::string path = name;
@@ -426,7 +386,7 @@ int RunReplay(const ReplayFlags& f, const Invocation& inv) {
   }
   if (!f.instances.empty()) {
     std::vector<std::string> unmatched;
-    *t = KeepInstances(*t, f.instances, &unmatched);
+    *t = archiver::KeepInstances(*t, f.instances, &unmatched);
     if (!unmatched.empty()) {
       std::fprintf(stderr, "mmvlog replay: -i: no instance %s in the chosen metrics\n",
                    absl::StrJoin(unmatched, ", ").c_str());

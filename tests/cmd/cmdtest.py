@@ -60,6 +60,19 @@ def run(args, env=None, timeout=60, cwd=None, stdin=subprocess.DEVNULL):
                           timeout=timeout, universal_newlines=True, errors="replace")
 
 
+def help_option_names(sub):
+    """The option names (short and long) `mmvlog SUB --help` lists."""
+    p = run([MMVLOG, sub, "--help"])
+    if p.returncode != 0:
+        raise AssertionError(describe(p))
+    names = set()
+    for line in p.stdout.split("\n"):
+        m = re.match(r"^  (?:(-\w)(?:, )?|    )(--[\w-]+)?(?:, (--[\w-]+))?", line)
+        if m:
+            names.update(n for n in m.groups() if n)
+    return names
+
+
 def describe(p):
     return "rc=%s\nstdout:\n%s\nstderr:\n%s" % (p.returncode, p.stdout, p.stderr)
 

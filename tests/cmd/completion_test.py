@@ -30,17 +30,6 @@ def complete(words, cwd=None):
     return sorted(l for l in p.stdout.split("\n") if l)
 
 
-def help_option_names(sub):
-    p = cmdtest.run([MMVLOG, sub, "--help"])
-    assert p.returncode == 0, describe(p)
-    names = set()
-    for line in p.stdout.split("\n"):
-        m = re.match(r"^  (?:(-\w)(?:, )?|    )(--[\w-]+)?(?:, (--[\w-]+))?", line)
-        if m:
-            names.update(n for n in m.groups() if n)
-    return names
-
-
 class CompletionTest(unittest.TestCase):
 
     def test_commands(self):
@@ -51,7 +40,7 @@ class CompletionTest(unittest.TestCase):
     def test_each_commands_options_are_its_help(self):
         for sub in ("record", "capture", "replay", "check", "inspect", "demo"):
             with self.subTest(command=sub):
-                self.assertEqual(set(complete(["mmvlog", sub, "-"])), help_option_names(sub))
+                self.assertEqual(set(complete(["mmvlog", sub, "-"])), cmdtest.help_option_names(sub))
         self.assertEqual(complete(["mmvlog", "replay", "--ar"]), ["--archive"])
         self.assertEqual(complete(["mmvlog", "record", "--archive-"]),
                          ["--archive-dir", "--archive-name", "--archive-version"])

@@ -18,17 +18,6 @@ from cmdtest import MMVLOG, describe
 PAGE = cmdtest.runfile("docs/mmvlog.1")
 
 
-def help_option_names(sub):
-    p = cmdtest.run([MMVLOG, sub, "--help"])
-    assert p.returncode == 0, describe(p)
-    names = set()
-    for line in p.stdout.split("\n"):
-        m = re.match(r"^  (?:(-\w)(?:, )?|    )(--[\w-]+)?(?:, (--[\w-]+))?", line)
-        if m:
-            names.update(n for n in m.groups() if n)
-    return names
-
-
 def commands():
     p = cmdtest.run([MMVLOG, "--help"])
     return re.findall(r"^  (\w+)\s{2,}\S", p.stdout, re.M)
@@ -78,7 +67,7 @@ class ManTest(unittest.TestCase):
             with self.subTest(command=sub):
                 section = self.sections.get("mmvlog " + sub)
                 self.assertIsNotNone(section, "no subsection 'mmvlog %s'" % sub)
-                in_help = help_option_names(sub)
+                in_help = cmdtest.help_option_names(sub)
                 self.assertIn("--help", in_help)
                 in_page = troff_option_names(section)
                 self.assertEqual(sorted(in_help - in_page), [],
@@ -87,7 +76,7 @@ class ManTest(unittest.TestCase):
                 # command's (record's text mentions capture's -o, say).
                 every = set()
                 for other in subs:
-                    every |= help_option_names(other)
+                    every |= cmdtest.help_option_names(other)
                 self.assertEqual(sorted(in_page - every), [],
                                  "in the man section of %s but no command takes it" % sub)
 
