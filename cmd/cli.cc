@@ -193,8 +193,9 @@ int ReportParseError(const CLI::App& app, const std::string& command, const CLI:
   } else if (std::regex_match(what, m, std::regex("(\\S+): \\d+ required (\\S+) missing"))) {
     what = absl::StrCat("option ", m[1].str(), " needs a value (", m[2].str(), ")");
   }
-  std::fprintf(stderr, "mmvlog %s: %s\nTry 'mmvlog %s --help' for more information.\n",
-               command.c_str(), what.c_str(), command.c_str());
+  // One line: what is wrong, and where to look.
+  std::fprintf(stderr, "mmvlog %s: %s (mmvlog %s --help lists the options)\n", command.c_str(),
+               what.c_str(), command.c_str());
   return kExitUsage;
 }
 

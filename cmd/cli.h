@@ -1,7 +1,6 @@
 // The command line's conventions, shared by every subcommand: GNU-style help
-// (grouped options, "-t, --interval=INTERVAL", defaults), usage errors in at
-// most two lines with the nearest valid option ("did you mean
-// --archive-dir?"), hidden aliases for the old underscore spellings, and
+// (grouped options, "-t, --interval=INTERVAL", defaults), usage errors in one
+// line with the nearest valid option ("did you mean --archive-dir?"), hidden aliases for the old underscore spellings, and
 // PCP's exit statuses. The parser itself is CLI11 (Debian's libcli11-dev).
 #ifndef MMVLOG_CMD_CLI_H_
 #define MMVLOG_CMD_CLI_H_
@@ -60,9 +59,9 @@ std::vector<std::string> VisibleOptionNames(const CLI::App& app);
 // when none is close enough to be what was meant.
 std::string NearestName(absl::string_view wrong, const std::vector<std::string>& candidates);
 
-// Prints a parse error of `app` for `mmvlog SUB` ("mmvlog SUB: what is wrong"
-// and "Try 'mmvlog SUB --help' for more information.") to stderr, or the help
-// or version text to stdout, and returns the exit status to use.
+// Prints a parse error of `app` for `mmvlog SUB` as one line on stderr
+// ("mmvlog SUB: what is wrong (mmvlog SUB --help lists the options)"), or the
+// help text to stdout, and returns the exit status to use.
 int ReportParseError(const CLI::App& app, const std::string& command, const CLI::ParseError& e);
 
 // Prints "mmvlog SUB: MESSAGE" (one line) to stderr and returns kExitUsage.

@@ -76,7 +76,7 @@ int RunCommandLine(const std::vector<std::string>& args) {
     std::vector<std::string> names;
     for (const Subcommand& s : Subcommands()) names.push_back(s.name);
     const std::string near = NearestName(first, names);
-    std::fprintf(stderr, "mmvlog: unknown command '%s'%s\nTry 'mmvlog --help' for the list.\n",
+    std::fprintf(stderr, "mmvlog: unknown command '%s'%s (mmvlog --help lists them)\n",
                  first.c_str(), near.empty() ? "" : absl::StrCat("; did you mean '", near, "'?").c_str());
     return kExitUsage;
   }

@@ -100,13 +100,13 @@ TEST(ParseTest, GnuSpellings) {
   EXPECT_EQ(t.version, 2);
 }
 
-TEST(ParseTest, UnknownOptionIsTwoLinesWithSuggestion) {
+TEST(ParseTest, UnknownOptionIsOneLineWithSuggestion) {
   TestApp t;
   std::string err;
   EXPECT_EQ(t.Parse({"--archive-dri", "/x"}, &err), kExitUsage);
   EXPECT_EQ(err,
-            "mmvlog record: unknown option '--archive-dri'; did you mean '--archive-dir'?\n"
-            "Try 'mmvlog record --help' for more information.\n");
+            "mmvlog record: unknown option '--archive-dri'; did you mean '--archive-dir'? "
+            "(mmvlog record --help lists the options)\n");
 }
 
 TEST(ParseTest, UnknownOptionWithValueAttached) {
@@ -120,7 +120,7 @@ TEST(ParseTest, UnknownOptionWithoutSuggestion) {
   TestApp t;
   std::string err;
   EXPECT_EQ(t.Parse({"--frobnicate"}, &err), kExitUsage);
-  EXPECT_THAT(err, HasSubstr("unknown option '--frobnicate'\n"));
+  EXPECT_THAT(err, HasSubstr("unknown option '--frobnicate' ("));
   EXPECT_THAT(err, Not(HasSubstr("did you mean")));
 }
 
@@ -130,7 +130,7 @@ TEST(ParseTest, BadValueNamesOptionAndValue) {
   EXPECT_EQ(t.Parse({"-V", "x"}, &err), kExitUsage);
   EXPECT_THAT(err, HasSubstr("'x'"));
   EXPECT_THAT(err, HasSubstr("--archive-version"));
-  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 2);
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1);
 }
 
 TEST(ParseTest, OutOfSetValue) {
