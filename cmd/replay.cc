@@ -332,11 +332,15 @@ int RunReplay(const ReplayFlags& f, const Invocation& inv) {
   if (!inv.command.empty()) return UsageError("replay", "takes no command after --");
   std::vector<std::string> archives = f.archives, metrics;
   for (const std::string& a : f.args) (IsArchiveArg(a) ? archives : metrics).push_back(a);
+  if (archives.empty() && f.args.empty()) {
+    return UsageError("replay", "name an archive: -a ARCHIVE (base name, any of its files, or a "
+                                "directory of archives)");
+  }
   if (archives.empty()) {
-    return UsageError("replay", absl::StrCat("name an archive: -a ARCHIVE (base name, any of its "
-                                             "files, or a directory of archives)",
-                                             f.args.empty() ? ""
-                                                            : absl::StrCat("; not found: ", f.args[0])));
+    // The first argument was meant as the archive: it is not there.
+    std::fprintf(stderr, "mmvlog replay: cannot open archive %s: no such archive\n",
+                 f.args[0].c_str());
+    return kExitFailure;
   }
   for (const std::string& a : f.archives) {
     if (!IsArchiveArg(a)) {

@@ -226,6 +226,9 @@ class UsageErrorTest(unittest.TestCase):
         missing = os.path.join(self.root, "no-such-archive")
         p = self.assert_usage_error(["replay", "-a", missing], missing, status=1)
         self.assertIn("no such archive", p.stderr)
+        p = self.assert_usage_error(["replay", missing, "mmv.x"], missing, status=1)
+        self.assertIn("no such archive", p.stderr)
+        self.assert_usage_error(["replay"], "name an archive", status=2)
         # check reports its findings on stdout, as pmlogcheck does.
         p = cmdtest.run([MMVLOG, "check", missing])
         self.assertEqual(p.returncode, 1, describe(p))

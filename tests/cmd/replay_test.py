@@ -432,9 +432,11 @@ class OurArchivesTest(unittest.TestCase):
         self.assertEqual([c[1] == "" for c in csv_rows], [True, False, False, True, False, False])
 
     def test_nothing_to_replay(self):
+        # A missing archive is a failure at run time (1), as in PCP's tools.
         p = replay(os.path.join(self.root, "no-such-archive"))
-        self.assertEqual(p.returncode, 2, describe(p))
+        self.assertEqual(p.returncode, 1, describe(p))
         self.assertEqual(len(lines(p.stderr)), 1, describe(p))
+        self.assertIn("no-such-archive: no such archive", p.stderr)
         p = replay(self.a, "no.such.metric")
         self.assertEqual(p.returncode, 1, describe(p))
         self.assertIn("no metric matches no.such.metric", p.stderr)
