@@ -107,8 +107,8 @@ absl::Status Recorder::OpenArchive(absl::Time now) {
   if (archives_.empty() && options_.resume && ::stat((base + ".meta").c_str(), &st) == 0) {
     absl::StatusOr<std::unique_ptr<ArchiveWriter>> w = ArchiveWriter::Resume(base, opts);
     if (!w.ok()) return w.status();
-    writer_ = std::move(*w);
-  ++writer_serial_;
+      writer_ = std::move(*w);
+    ++writer_serial_;
     next_base_explicit_ = false;
     mapper_ = std::make_unique<MmvMapper>(options_.mapping);
     absl::StatusOr<std::unique_ptr<ArchiveReader>> r = ArchiveReader::Open(base);
@@ -117,7 +117,7 @@ absl::Status Recorder::OpenArchive(absl::Time now) {
     ++stats_.archives;
     have_result_ = writer_->has_last();
     last_stamp_ = writer_->last_stamp();
-    resumed_ = have_result_;
+    gap_ = have_result_;
     resumed_archive_ = true;
     log_(LogLevel::kInfo, absl::StrCat("continuing archive ", base, " in volume ",
                                        writer_->volume()));
@@ -153,21 +153,48 @@ absl::Status Recorder::OpenArchive(absl::Time now) {
   return absl::OkStatus();
 }
 
-absl::Status Recorder::WriteMetadata(const MappedFile& f, Timestamp when) {
+absl::Status Recorder::WriteMetadata(FileState& st, Timestamp when) {
+  const MappedFile& f = *st.mapped;
+  const LogPlan* plan = options_.plan.get();
+  // In pmlogger's order: descriptors, instance domains, help, labels; only
+  // for what the plan logs and only once per mapping.
+  std::vector<uint32_t> pmids;
+  std::set<uint32_t> indoms;
   for (const MappedMetric& m : f.metrics) {
+    const uint32_t pmid = m.desc.pmid;
+    if (st.described.contains(pmid) || (plan != nullptr && !plan->Logs(pmid))) continue;
     if (absl::Status s = writer_->AddDesc(m.desc); !s.ok()) return s;
+    st.described.insert(pmid);
+    pmids.push_back(pmid);
+    if (m.desc.indom != format::kIndomNull && !st.described_indoms.contains(m.desc.indom)) {
+      indoms.insert(m.desc.indom);
+    }
   }
+  if (pmids.empty()) return absl::OkStatus();
   for (format::InDom indom : f.indoms) {
+    if (!indoms.contains(indom.indom)) continue;
     indom.timestamp = when;
     if (absl::Status s = writer_->AddInDom(indom); !s.ok()) return s;
+    st.described_indoms.insert(indom.indom);
   }
+  auto is_new = [&](uint32_t ident, bool of_indom) {
+    return of_indom ? indoms.contains(ident)
+                    : std::find(pmids.begin(), pmids.end(), ident) != pmids.end();
+  };
   for (const format::HelpText& t : f.texts) {
+    if (!is_new(t.ident, (t.type & format::kTextIndom) != 0)) continue;
     if (absl::Status s = writer_->AddHelpText(t); !s.ok()) return s;
   }
+  const bool cluster = !st.described_cluster;
   for (format::LabelRecord r : f.labels) {
+    const bool wanted = r.type == format::kLabelCluster ? cluster
+                        : r.type == format::kLabelItem  ? is_new(r.ident, false)
+                                                        : is_new(r.ident, true);
+    if (!wanted) continue;
     r.timestamp = when;
     if (absl::Status s = writer_->AddLabels(r); !s.ok()) return s;
   }
+  st.described_cluster = true;
   return absl::OkStatus();
 }
 
@@ -187,15 +214,14 @@ absl::Status Recorder::Rotate(absl::Time now, const std::string& why) {
 void Recorder::Broken(const absl::Status& why) {
   // Once per outage: a resume that fails again at its first write (a disk
   // still full) is the same outage.
-  if (!outage_) {
+  if (phase_ == Phase::kRecording) {
     log_(LogLevel::kError, absl::StrCat(why.message(), "; samples are dropped until the archive "
                                         "can be written again"));
   }
-  outage_ = true;
+  phase_ = Phase::kOutage;
   closed_archive_bytes_ += writer_->total_bytes();
   (void)writer_->Close();
   writer_.reset();
-  broken_ = true;
 }
 
 bool Recorder::TryResume() {
@@ -205,55 +231,83 @@ bool Recorder::TryResume() {
   writer_ = std::move(*w);
   ++writer_serial_;
   closed_archive_bytes_ -= std::min(closed_archive_bytes_, writer_->total_bytes());
-  broken_ = false;
-  resumed_ = true;
+  phase_ = Phase::kResuming;
+  gap_ = true;
   return true;
 }
 
 void Recorder::OutageOver() {
-  if (!outage_) return;
-  outage_ = false;
+  if (phase_ == Phase::kRecording) return;
+  phase_ = Phase::kRecording;
   log_(LogLevel::kInfo, absl::StrCat("archive ", archives_.back(), " writable again; continuing in volume ",
                                      writer_->volume(), " after ", stats_.dropped, " dropped samples"));
 }
 
-absl::Status Recorder::Sample(absl::Time now) {
-  if (broken_ && !TryResume()) {
+absl::Status Recorder::Sample(absl::Time now) { return Tick(now, nullptr); }
+
+absl::Status Recorder::SampleGroups(absl::Time now, const std::vector<size_t>& group_ids) {
+  return Tick(now, &group_ids);
+}
+
+absl::Status Recorder::Tick(absl::Time now, const std::vector<size_t>* group_ids) {
+  if (!ContinueAfterOutage()) {
     ++stats_.dropped;
     return absl::OkStatus();
   }
-  Timestamp stamp = format::ToTimestamp(now);
   bool need_mark = false;
-  if (have_result_ && !(last_stamp_ < stamp)) {
-    // The wall clock stepped back: keep the archive in time order (each
-    // sample 1 us after the last until the clock catches up) and tell rate
-    // tools once that there is a discontinuity.
-    if (!clock_behind_) {
-      log_(LogLevel::kWarning, "wall clock stepped backwards; marking the gap");
-      need_mark = true;
-    }
-    clock_behind_ = true;
-    stamp = format::ToTimestamp(format::ToAbslTime(last_stamp_) + absl::Microseconds(1));
-  } else {
-    clock_behind_ = false;
+  Timestamp stamp = Stamp(now, &need_mark);
+  Live live = ScanFiles(&need_mark);
+  if (std::optional<absl::Status> done = EnsureArchive(now, live)) return *done;
+  need_mark = need_mark || std::exchange(gap_, false);
+  if (std::optional<absl::Status> done = MapChanged(now, live, &need_mark, group_ids)) {
+    return *done;
   }
+  ResolvePlan(live);
+  if (std::optional<absl::Status> done = DescribeNew(now, live, stamp, group_ids)) return *done;
+  if (need_mark && have_result_ && !MarkGap(&stamp)) return absl::OkStatus();
+  return WriteResults(now, live, stamp, group_ids);
+}
 
+bool Recorder::ContinueAfterOutage() {
+  // The writer closed after a write error: each tick tries to continue the
+  // archive (space freed); until then samples are dropped.
+  if (phase_ != Phase::kOutage || writer_ != nullptr || archives_.empty()) return true;
+  return TryResume();
+}
+
+Timestamp Recorder::Stamp(absl::Time now, bool* need_mark) {
+  Timestamp stamp = format::ToTimestamp(now);
+  if (!have_result_ || last_stamp_ < stamp) {
+    clock_behind_ = false;
+    return stamp;
+  }
+  // The wall clock stepped back: keep the archive in time order (each
+  // sample 1 us after the last until the clock catches up) and tell rate
+  // tools once that there is a discontinuity. Within a millisecond it is
+  // only the groups of the last tick, stamped a microsecond apart.
+  const absl::Time last = format::ToAbslTime(last_stamp_);
+  if (!clock_behind_ && now < last - absl::Milliseconds(1)) {
+    log_(LogLevel::kWarning, "wall clock stepped backwards; marking the gap");
+    *need_mark = true;
+    clock_behind_ = true;
+  }
+  return format::ToTimestamp(last + absl::Microseconds(1));
+}
+
+Recorder::Live Recorder::ScanFiles(bool* need_mark) {
   std::map<std::string, std::string> listed = ListFiles();
   for (auto it = files_.begin(); it != files_.end();) {
     if (!listed.contains(it->first)) {
       if (it->second.mapped) {
         log_(LogLevel::kInfo, absl::StrCat(it->first, ": file is gone"));
-        need_mark = true;
+        *need_mark = true;
       }
       it = files_.erase(it);
     } else {
       ++it;
     }
   }
-
-  // Snapshot every file, then map the ones whose metadata is new.
-  std::vector<std::pair<FileState*, MmvSnapshot>> live;
-  std::vector<std::pair<std::string, int32_t>> clusters;
+  Live live;
   for (const auto& [name, path] : listed) {
     FileState& st = files_[name];
     // Files of the directory are opened relative to it (never through a
@@ -279,7 +333,7 @@ absl::Status Recorder::Sample(absl::Time now) {
       ok = false;
     }
     if (!ok) {
-      if (st.mapped) need_mark = true;
+      if (st.mapped) *need_mark = true;
       st.mapped.reset();
       continue;
     }
@@ -287,51 +341,58 @@ absl::Status Recorder::Sample(absl::Time now) {
       log_(LogLevel::kInfo, absl::StrCat(name, ": readable again"));
       st.last_error.clear();
     }
-    clusters.push_back({name, snap->file->header.cluster});
     live.push_back({&st, std::move(*snap)});
   }
+  return live;
+}
+
+std::optional<absl::Status> Recorder::EnsureArchive(absl::Time now, const Live& live) {
+  if (writer_ != nullptr) return std::nullopt;
   // The archive is created with the first sample that has a file to
   // record: an archive without any metric is one PCP cannot open.
-  if (writer_ == nullptr) {
-    if (live.empty()) return absl::OkStatus();
-    if (absl::Status s = OpenArchive(now); !s.ok()) {
-      // A full disk (ENOSPC, EDQUOT, EFBIG), a device error (EIO) or a
-      // transient one is waited out; a missing directory, a permission or
-      // an existing archive is a mistake to report, not to wait for.
-      if (absl::IsNotFound(s) || absl::IsPermissionDenied(s) || absl::IsAlreadyExists(s) ||
-          absl::IsInvalidArgument(s) || absl::IsFailedPrecondition(s)) {
-        return s;
-      }
-      // The archive cannot be created now (a full disk): as for a write
-      // error, report once, drop the sample and try again next time.
-      if (!outage_) {
-        log_(LogLevel::kError, absl::StrCat(s.message(), "; samples are dropped until the archive "
-                                            "can be written"));
-      }
-      outage_ = true;
-      ++stats_.dropped;
-      return absl::OkStatus();
-    }
+  if (live.empty()) return absl::OkStatus();
+  absl::Status s = OpenArchive(now);
+  if (s.ok()) {
+    if (phase_ == Phase::kOutage) phase_ = Phase::kResuming;
+    return std::nullopt;
   }
-  need_mark = need_mark || resumed_;
-  resumed_ = false;
-  mapper_->ReserveClusters(clusters);
+  // A full disk (ENOSPC, EDQUOT, EFBIG), a device error (EIO) or a
+  // transient one is waited out; a missing directory, a permission or an
+  // existing archive is a mistake to report, not to wait for.
+  if (absl::IsNotFound(s) || absl::IsPermissionDenied(s) || absl::IsAlreadyExists(s) ||
+      absl::IsInvalidArgument(s) || absl::IsFailedPrecondition(s)) {
+    return s;
+  }
+  // As for a write error: report once, drop the sample, try again next time.
+  if (phase_ == Phase::kRecording) {
+    log_(LogLevel::kError, absl::StrCat(s.message(), "; samples are dropped until the archive "
+                                        "can be written"));
+  }
+  phase_ = Phase::kOutage;
+  ++stats_.dropped;
+  return absl::OkStatus();
+}
 
+std::optional<absl::Status> Recorder::MapChanged(absl::Time now, Live& live, bool* need_mark,
+                                                 const std::vector<size_t>* group_ids) {
+  std::vector<std::pair<std::string, int32_t>> clusters;
+  for (const auto& [st, snap] : live) {
+    clusters.push_back({st->path.substr(st->path.rfind('/') + 1), snap.file->header.cluster});
+  }
+  mapper_->ReserveClusters(clusters);
   for (auto& [st, snap] : live) {
     if (st->mapped && !snap.reloaded && st->mapped->mmv == snap.file) continue;
     const uint64_t generation = snap.file->header.generation1;
     // Re-read while recorded: a new generation, or a new file (inode, size)
     // with the same one. Either way the application restarted.
-    if (st->mapped && (generation != st->generation || snap.reloaded)) need_mark = true;
-    if (!st->mapped && st->recorded) need_mark = true;                  // came back
+    if (st->mapped && (generation != st->generation || snap.reloaded)) *need_mark = true;
+    if (!st->mapped && st->recorded) *need_mark = true;  // came back
     const std::string file_name = st->path.substr(st->path.rfind('/') + 1);
     absl::StatusOr<MappedFile> mapped = mapper_->Map(file_name, snap.file);
     if (absl::IsAlreadyExists(mapped.status()) && have_result_) {
-      // A name would change PMID: continue in a new archive, as below.
-      if (absl::Status r = Rotate(now, std::string(mapped.status().message())); !r.ok()) {
-        return r;
-      }
-      return Sample(now);
+      // A name would change PMID: continue in a new archive.
+      if (absl::Status r = Rotate(now, std::string(mapped.status().message())); !r.ok()) return r;
+      return Tick(now, group_ids);
     }
     if (!mapped.ok()) {
       Problem(*st, file_name, std::string(mapped.status().message()));
@@ -341,12 +402,59 @@ absl::Status Recorder::Sample(absl::Time now) {
     for (const std::string& w : mapped->warnings) {
       log_(LogLevel::kWarning, absl::StrCat(file_name, ": ", w));
     }
-    absl::Status s = WriteMetadata(*mapped, stamp);
+    st->mapped = std::make_shared<const MappedFile>(std::move(*mapped));
+    st->generation = generation;
+    st->described.clear();
+    st->described_indoms.clear();
+    st->described_cluster = false;
+    st->described_plan = UINT64_MAX;
+    st->projected.clear();
+    ++mapping_serial_;
+  }
+  return std::nullopt;
+}
+
+std::vector<OfferedMetric> Recorder::Offered(const Live& live) const {
+  std::vector<OfferedMetric> out;
+  for (const auto& [st, snap] : live) {
+    if (!st->mapped) continue;
+    for (const MappedMetric& m : st->mapped->metrics) {
+      if (m.desc.names.empty()) continue;
+      OfferedMetric o{m.desc.names[0], m.desc.pmid, m.desc.indom != format::kIndomNull, {}};
+      for (const format::InDom& d : st->mapped->indoms) {
+        if (d.indom != m.desc.indom) continue;
+        for (const format::InDomInstance& i : d.instances) o.instances.push_back({i.inst, i.name});
+      }
+      out.push_back(std::move(o));
+    }
+  }
+  return out;
+}
+
+void Recorder::ResolvePlan(const Live& live) {
+  LogPlan* plan = options_.plan.get();
+  if (plan == nullptr || (plan_started_ && plan_mappings_ == mapping_serial_)) return;
+  plan_mappings_ = mapping_serial_;
+  if (!plan_started_) {
+    plan_started_ = true;
+    for (const std::string& w : plan->Start(Offered(live))) log_(LogLevel::kWarning, w);
+    ++plan_version_;
+  } else if (plan->Update(Offered(live))) {
+    ++plan_version_;
+  }
+}
+
+std::optional<absl::Status> Recorder::DescribeNew(absl::Time now, Live& live, Timestamp stamp,
+                                                  const std::vector<size_t>* group_ids) {
+  for (auto& [st, snap] : live) {
+    if (!st->mapped || st->described_plan == plan_version_) continue;
+    const std::string file_name = st->path.substr(st->path.rfind('/') + 1);
+    absl::Status s = WriteMetadata(*st, stamp);
     if (absl::IsAlreadyExists(s) && writer_->results_in_volume() + writer_->volume() > 0) {
       // A PMID would change meaning: continue in a new archive (whose fresh
       // archive cannot conflict, so this happens at most once per sample).
       if (absl::Status r = Rotate(now, std::string(s.message())); !r.ok()) return r;
-      return Sample(now);
+      return Tick(now, group_ids);
     }
     if (absl::IsInvalidArgument(s)) {
       // This file's metadata cannot be put in an archive (nothing of the
@@ -360,32 +468,79 @@ absl::Status Recorder::Sample(absl::Time now) {
       ++stats_.dropped;
       return absl::OkStatus();
     }
-    st->mapped = std::make_shared<const MappedFile>(std::move(*mapped));
-    st->generation = generation;
+    st->described_plan = plan_version_;
   }
+  return std::nullopt;
+}
 
-  if (need_mark && have_result_) {
-    Timestamp mark = last_stamp_;
-    mark.nsec += 1'000'000;  // pmlogger's convention: last record + 1 ms
-    if (mark.nsec >= 1'000'000'000) {
-      mark.nsec -= 1'000'000'000;
-      ++mark.sec;
-    }
-    if (stamp < mark) mark = stamp;
-    if (absl::Status s = writer_->AppendMark(mark); !s.ok()) {
-      Broken(s);
-      ++stats_.dropped;
-      resumed_ = true;
-      return absl::OkStatus();
-    }
-    ++stats_.marks;
-    last_stamp_ = mark;
-    // The result after a mark comes strictly after it.
-    if (!(mark < stamp)) {
-      stamp = format::ToTimestamp(format::ToAbslTime(mark) + absl::Microseconds(1));
-    }
+bool Recorder::MarkGap(Timestamp* stamp) {
+  Timestamp mark = last_stamp_;
+  mark.nsec += 1'000'000;  // pmlogger's convention: last record + 1 ms
+  if (mark.nsec >= 1'000'000'000) {
+    mark.nsec -= 1'000'000'000;
+    ++mark.sec;
   }
+  if (*stamp < mark) mark = *stamp;
+  if (absl::Status s = writer_->AppendMark(mark); !s.ok()) {
+    Broken(s);
+    ++stats_.dropped;
+    gap_ = true;
+    return false;
+  }
+  ++stats_.marks;
+  last_stamp_ = mark;
+  // The result after a mark comes strictly after it.
+  if (!(mark < *stamp)) {
+    *stamp = format::ToTimestamp(format::ToAbslTime(mark) + absl::Microseconds(1));
+  }
+  return true;
+}
 
+const GroupSelection* Recorder::Group(size_t id) const {
+  for (const GroupSelection& g : options_.plan->groups()) {
+    if (g.id == id) return &g;
+  }
+  return nullptr;
+}
+
+std::shared_ptr<const MappedFile> Recorder::Projected(FileState& st,
+                                                      const GroupSelection* group) {
+  if (group == nullptr) return st.mapped;
+  auto& [version, cached] = st.projected[group->id];
+  if (cached != nullptr && version == plan_version_) return cached;
+  const MappedFile& f = *st.mapped;
+  MappedFile p;
+  p.name = f.name;
+  p.mmv = f.mmv;
+  p.cluster = f.cluster;
+  p.sentinel = f.sentinel;
+  p.fixed_layout = f.fixed_layout;
+  for (const MappedMetric& m : f.metrics) {
+    auto it = group->metrics.find(m.desc.pmid);
+    if (it == group->metrics.end()) continue;
+    if (it->second.all) {
+      p.metrics.push_back(m);
+      continue;
+    }
+    MappedMetric cut;
+    cut.desc = m.desc;
+    cut.mmv_type = m.mmv_type;
+    const bool offsets = m.offsets.size() == m.values.size();
+    for (size_t i = 0; i < m.values.size(); ++i) {
+      const format::MmvValueEntry& e = f.mmv->values[m.values[i]];
+      if (!it->second.Takes(e.instance_index < 0 ? format::kInNull : e.instance)) continue;
+      cut.values.push_back(m.values[i]);
+      if (offsets) cut.offsets.push_back(m.offsets[i]);
+    }
+    if (!cut.values.empty()) p.metrics.push_back(std::move(cut));
+  }
+  version = plan_version_;
+  cached = std::make_shared<const MappedFile>(std::move(p));
+  return cached;
+}
+
+absl::Status Recorder::WriteResults(absl::Time now, const Live& live, Timestamp stamp,
+                                    const std::vector<size_t>* group_ids) {
   if (options_.volume_samples > 0 && writer_->results_in_volume() >= options_.volume_samples) {
     if (absl::Status s = writer_->NewVolume(); !s.ok()) {
       Broken(s);
@@ -393,109 +548,140 @@ absl::Status Recorder::Sample(absl::Time now) {
       return absl::OkStatus();
     }
   }
-  const int64_t now_usec = UnixMicros(now);
-  absl::Status written;
-  size_t values = 0;
-  if (!TemplateFits(live)) MakeTemplate(live);
-  if (template_.has_value()) {
-    // The fast path: the same files as the last sample, so the same record
-    // layout; only the timestamp and the values change.
-    template_->SetTimestamp(stamp);
-    size_t sets = 0;
-    for (auto& [st, snap] : live) {
-      if (!st->mapped) continue;
-      sets = StoreValues(*st->mapped, snap.image, &*template_, sets);
-      st->recorded = true;
-    }
-    written = writer_->AppendEncodedResult(stamp, template_->record());
-    values = template_->values();
+  // The groups of this tick, in the plan's order; without a plan, one.
+  std::vector<const GroupSelection*> groups;
+  if (options_.plan == nullptr) {
+    groups.push_back(nullptr);
   } else {
-    result_.timestamp = stamp;
-    size_t sets = 0;
-    for (auto& [st, snap] : live) {
-      if (!st->mapped) continue;
-      sets = FillValueSets(*st->mapped, snap.image, now_usec, &result_, sets);
-      st->recorded = true;
+    for (const GroupSelection& g : options_.plan->groups()) {
+      if (group_ids == nullptr ||
+          std::find(group_ids->begin(), group_ids->end(), g.id) != group_ids->end()) {
+        groups.push_back(&g);
+      }
     }
-    if (result_.sets.size() > sets) result_.sets.resize(sets);  // files went away
-    // Nothing to record (no file yet, or none left): a result without
-    // metrics would read as a <mark> to every PCP tool.
-    if (result_.sets.empty()) {
-      OutageOver();
+  }
+  const int64_t now_usec = UnixMicros(now);
+  size_t values = 0;
+  bool wrote = false;
+  for (const GroupSelection* g : groups) {
+    Output& out = outputs_[g == nullptr ? SIZE_MAX : g->id];
+    absl::StatusOr<bool> written = WriteResult(out, g, live, stamp, now_usec, &values);
+    if (!written.ok()) {
+      if (absl::IsFailedPrecondition(written.status()) ||
+          absl::IsInvalidArgument(written.status())) {
+        return written.status();  // a bug
+      }
+      Broken(written.status());
+      ++stats_.dropped;
       return absl::OkStatus();
     }
-    written = writer_->AppendResult(result_);
-    for (const format::ValueSet& set : result_.sets) values += set.values.size();
-  }
-  if (!written.ok()) {
-    template_.reset();
-    if (absl::IsFailedPrecondition(written) || absl::IsInvalidArgument(written)) return written;  // a bug
-    Broken(written);
-    ++stats_.dropped;
-    return absl::OkStatus();
+    if (!*written) continue;
+    wrote = true;
+    ++stats_.results;
+    last_stamp_ = stamp;
+    have_result_ = true;
+    // One result per group, each after the last: pmlogger's groups are
+    // fetched one after the other.
+    stamp = format::ToTimestamp(format::ToAbslTime(stamp) + absl::Microseconds(1));
   }
   OutageOver();
+  if (!wrote) return absl::OkStatus();
   stats_.values += values;
   ++stats_.samples;
-  last_stamp_ = stamp;
-  have_result_ = true;
   return absl::OkStatus();
 }
 
-void Recorder::MakeTemplate(const std::vector<std::pair<FileState*, MmvSnapshot>>& live) {
-  template_.reset();
-  template_files_.clear();
-  std::vector<std::vector<int32_t>> instances;
+absl::StatusOr<bool> Recorder::WriteResult(Output& out, const GroupSelection* group,
+                                           const Live& live, Timestamp stamp, int64_t now_usec,
+                                           size_t* values) {
+  parts_.clear();
   for (const auto& [st, snap] : live) {
     if (!st->mapped) continue;
-    if (!st->mapped->fixed_layout || snap.image.size() < st->mapped->mmv->size) {
-      template_files_.clear();
+    std::shared_ptr<const MappedFile> p = Projected(*st, group);
+    if (p->metrics.empty()) continue;
+    parts_.push_back({std::move(p), snap.image});
+    st->recorded = true;
+  }
+  // Nothing to record: a result without metrics would read as a <mark> to
+  // every PCP tool.
+  if (parts_.empty()) return false;
+  if (!TemplateFits(out)) MakeTemplate(out);
+  absl::Status written;
+  if (out.tmpl.has_value()) {
+    // The fast path: the same files as the last time, so the same record
+    // layout; only the timestamp and the values change.
+    out.tmpl->SetTimestamp(stamp);
+    size_t sets = 0;
+    for (const auto& [f, image] : parts_) sets = StoreValues(*f, image, &*out.tmpl, sets);
+    written = writer_->AppendEncodedResult(stamp, out.tmpl->record());
+    if (written.ok()) *values += out.tmpl->values();
+  } else {
+    result_.timestamp = stamp;
+    size_t sets = 0;
+    for (const auto& [f, image] : parts_) {
+      sets = FillValueSets(*f, image, now_usec, &result_, sets);
+    }
+    if (result_.sets.size() > sets) result_.sets.resize(sets);
+    if (result_.sets.empty()) return false;
+    written = writer_->AppendResult(result_);
+    if (written.ok()) {
+      for (const format::ValueSet& set : result_.sets) *values += set.values.size();
+    }
+  }
+  if (!written.ok()) {
+    out.tmpl.reset();
+    return written;
+  }
+  return true;
+}
+
+void Recorder::MakeTemplate(Output& out) {
+  out.tmpl.reset();
+  out.files.clear();
+  std::vector<std::vector<int32_t>> instances;  // SetLayout points into these
+  for (const auto& [f, image] : parts_) {
+    if (!f->fixed_layout || image.size() < f->mmv->size) {
+      out.files.clear();
       return;  // encoded whole, sample by sample
     }
-    template_files_.push_back(st->mapped);
-    for (const MappedMetric& m : st->mapped->metrics) {
-      instances.push_back(Instances(*st->mapped, m));
-    }
+    out.files.push_back(f);
+    for (const MappedMetric& m : f->metrics) instances.push_back(Instances(*f, m));
   }
   std::vector<format::SetLayout> layout;
   size_t i = 0;
-  for (const auto& f : template_files_) {
+  for (const auto& f : out.files) {
     for (const MappedMetric& m : f->metrics) {
       layout.push_back({m.desc.pmid, m.desc.type, 0, instances[i++]});
     }
   }
   // No metric at all: such a result would read as a <mark>.
   if (layout.empty()) {
-    template_files_.clear();
+    out.files.clear();
     return;
   }
-  template_ = format::ResultTemplate::FromLayout(writer_->version(), {}, layout);
-  template_writer_ = writer_serial_;
-  if (!template_.has_value()) template_files_.clear();
+  out.tmpl = format::ResultTemplate::FromLayout(writer_->version(), {}, layout);
+  out.writer = writer_serial_;
+  if (!out.tmpl.has_value()) out.files.clear();
 }
 
-bool Recorder::TemplateFits(
-    const std::vector<std::pair<FileState*, MmvSnapshot>>& live) const {
-  if (!template_.has_value() || template_writer_ != writer_serial_) return false;
-  size_t n = 0;
-  for (const auto& [st, snap] : live) {
-    if (!st->mapped) continue;
-    // The same MappedFile objects (held by template_files_, so no other
-    // mapping can have their address) and a whole image of each.
-    if (n == template_files_.size() || template_files_[n] != st->mapped ||
-        snap.image.size() < st->mapped->mmv->size) {
+bool Recorder::TemplateFits(const Output& out) const {
+  if (!out.tmpl.has_value() || out.writer != writer_serial_ || out.files.size() != parts_.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < parts_.size(); ++i) {
+    // The same MappedFile objects (held by out.files, so no other mapping
+    // can have their address) and a whole image of each.
+    if (out.files[i] != parts_[i].first || parts_[i].second.size() < parts_[i].first->mmv->size) {
       return false;
     }
-    ++n;
   }
-  return n == template_files_.size();
+  return true;
 }
 
 absl::Status Recorder::NewVolume() {
-  if (writer_ == nullptr || broken_) return absl::OkStatus();
+  if (writer_ == nullptr || phase_ == Phase::kOutage) return absl::OkStatus();
   return writer_->NewVolume();
 }
-
 absl::Status Recorder::Close() {
   if (writer_ == nullptr) return absl::OkStatus();
   if (!writer_->has_last() && !resumed_archive_) {

@@ -17,6 +17,18 @@
 // sample tries to continue the archive (ArchiveWriter::Resume); the gap is
 // marked with a <mark> record. What is on disk stays complete records only.
 //
+// With a pmlogger configuration (RecorderOptions::plan) a tick writes one
+// result per group that is due, each with the metrics and instances its
+// group logs, and metadata only for what some group logs, written before
+// the first value that needs it (as pmlogger does). Without one, every
+// metric of every file is one group.
+//
+// A tick reads as its steps: continue the archive after an outage, stamp,
+// scan and snapshot the files, create the archive, map what changed,
+// resolve the plan, describe new metrics, mark a gap, write the results.
+// What steers it is one phase (recording, outage, resuming) and whether a
+// <mark> is owed.
+//
 // An unchanged file costs one copy of its values and its share of one
 // encoded write: no metadata work.
 #ifndef MMVLOG_ARCHIVER_RECORDER_H_
@@ -28,6 +40,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -36,6 +49,7 @@
 #include "archiver/archive_writer.h"
 #include "archiver/dir_listing.h"
 #include "archiver/host_identity.h"
+#include "archiver/log_plan.h"
 #include "archiver/mmv_mapping.h"
 #include "archiver/mmv_source.h"
 #include "format/result_template.h"
@@ -59,10 +73,14 @@ struct RecorderOptions {
   // When archive_base already exists: continue it (after recovery, with a
   // <mark>) instead of failing.
   bool resume = false;
+  // A pmlogger configuration: what to log, in which groups. Null: every
+  // metric, one group.
+  std::shared_ptr<LogPlan> plan;
 };
 
 struct RecorderStats {
-  uint64_t samples = 0;
+  uint64_t samples = 0;  // ticks that wrote at least one result
+  uint64_t results = 0;  // one per group per tick
   uint64_t values = 0;
   uint64_t marks = 0;
   uint64_t archives = 0;  // archives started (more than 1 after a rotation)
@@ -78,10 +96,17 @@ class Recorder {
   // first sample), so that it stays readable after privileges are dropped to
   // a user who could not open it by its path.
   void OpenSources() { (void)ListFiles(); }
-  // Takes one sample stamped `now`. Errors are those that stop recording
-  // (the archive cannot be created or written); problems with single MMV
-  // files are logged, not returned.
+  // Takes one sample stamped `now` of every group. Errors are those that
+  // stop recording (the archive cannot be created or written); problems
+  // with single MMV files are logged, not returned.
   absl::Status Sample(absl::Time now);
+  // The same for the groups of the plan with these ids (GroupSelection::id):
+  // one result each, in the plan's order.
+  absl::Status SampleGroups(absl::Time now, const std::vector<size_t>& group_ids);
+  // Counts changes of the plan's groups (metrics that appeared below a
+  // configured subtree), so a scheduler knows to look again.
+  uint64_t plan_version() const { return plan_version_; }
+  const LogPlan* plan() const { return options_.plan.get(); }
   // Starts the next volume (SIGHUP).
   absl::Status NewVolume();
   // Writes the final index entry and closes the archive.
@@ -108,7 +133,50 @@ class Recorder {
     uint64_t generation = 0;  // of the last mapping
     bool recorded = false;    // ever contributed to this archive
     std::string last_error;   // to log each distinct problem once
+    // Of `mapped`: PMIDs and indoms whose metadata is in the archive, and
+    // whether its cluster labels are.
+    std::set<uint32_t> described;
+    std::set<uint32_t> described_indoms;
+    bool described_cluster = false;
+    uint64_t described_plan = UINT64_MAX;  // plan_version_ when all was written
+    // `mapped` cut down to what each group logs: group id -> (plan
+    // version, projection). Stable objects, so result templates fit.
+    std::map<size_t, std::pair<uint64_t, std::shared_ptr<const MappedFile>>> projected;
   };
+  using Live = std::vector<std::pair<FileState*, MmvSnapshot>>;
+
+  // One group's result, and the fast path for it: the record of its last
+  // result, made when every file had a fixed layout, with the mappings it
+  // came from and the writer it is for (writer_serial_ counts the writers
+  // this recorder opened).
+  struct Output {
+    std::optional<format::ResultTemplate> tmpl;
+    std::vector<std::shared_ptr<const MappedFile>> files;
+    uint64_t writer = 0;
+  };
+
+  // What steers a tick. kOutage: a write (or the archive's creation)
+  // failed and the writer is closed; samples are dropped and each tick
+  // tries to continue. kResuming: the writer is open again; the first
+  // result written in full ends the outage.
+  enum class Phase { kRecording, kOutage, kResuming };
+
+  // The steps of a tick (`group_ids` null: every group). A step that
+  // returns a status ends the tick with it (nothing to record, a full disk
+  // waited out, a rotation that ran the tick again); nullopt goes on.
+  absl::Status Tick(absl::Time now, const std::vector<size_t>* group_ids);
+  bool ContinueAfterOutage();  // false: still in an outage, drop the sample
+  format::Timestamp Stamp(absl::Time now, bool* need_mark);
+  Live ScanFiles(bool* need_mark);
+  std::optional<absl::Status> EnsureArchive(absl::Time now, const Live& live);
+  std::optional<absl::Status> MapChanged(absl::Time now, Live& live, bool* need_mark,
+                                         const std::vector<size_t>* group_ids);
+  void ResolvePlan(const Live& live);
+  std::optional<absl::Status> DescribeNew(absl::Time now, Live& live, format::Timestamp stamp,
+                                          const std::vector<size_t>* group_ids);
+  bool MarkGap(format::Timestamp* stamp);  // false: the archive broke
+  absl::Status WriteResults(absl::Time now, const Live& live, format::Timestamp stamp,
+                            const std::vector<size_t>* group_ids);
 
   std::map<std::string, std::string> ListFiles();
   absl::Status OpenArchive(absl::Time now);
@@ -117,9 +185,16 @@ class Recorder {
   bool TryResume();
   // After a sample written in full: logs the end of an outage, if any.
   void OutageOver();
-  absl::Status WriteMetadata(const MappedFile& f, format::Timestamp when);
+  // Writes the metadata of `st.mapped` not yet written that the plan logs.
+  absl::Status WriteMetadata(FileState& st, format::Timestamp when);
   absl::Status Rotate(absl::Time now, const std::string& why);
   void Problem(FileState& s, const std::string& name, const std::string& what);
+  // `st.mapped` as group `group` logs it (itself without a plan).
+  std::shared_ptr<const MappedFile> Projected(FileState& st, const GroupSelection* group);
+  const GroupSelection* Group(size_t id) const;
+  absl::StatusOr<bool> WriteResult(Output& out, const GroupSelection* group, const Live& live,
+                           format::Timestamp stamp, int64_t now_usec, size_t* values);
+  std::vector<OfferedMetric> Offered(const Live& live) const;
 
   RecorderOptions options_;
   LogFunction log_;
@@ -138,21 +213,23 @@ class Recorder {
   std::set<std::string> skipped_logged_;  // entries of the directory not recorded
   bool next_base_explicit_ = false;  // StartNewArchive named the next base
   bool clock_behind_ = false;        // wall clock behind the last timestamp
-  bool broken_ = false;      // writer closed after a write error
-  bool resumed_ = false;     // the next result follows a gap
   bool resumed_archive_ = false;  // the current archive was continued, not created
-  bool outage_ = false;      // a write failed; nothing written in full since
+  Phase phase_ = Phase::kRecording;
+  bool gap_ = false;  // a <mark> is owed before the next result
   format::Result result_;  // reused per sample
-  // The fast path: the record of the last result, made when every file had
-  // a fixed layout, with the mappings it came from and the writer it is for
-  // (writer_serial_ counts the writers this recorder opened).
-  bool TemplateFits(const std::vector<std::pair<FileState*, MmvSnapshot>>& live) const;
-  // A template for `live` when every file has a fixed layout, else none.
-  void MakeTemplate(const std::vector<std::pair<FileState*, MmvSnapshot>>& live);
-  std::optional<format::ResultTemplate> template_;
-  std::vector<std::shared_ptr<const MappedFile>> template_files_;
-  uint64_t template_writer_ = 0;
+  // Projections of `live` for one group; reused.
+  std::vector<std::pair<std::shared_ptr<const MappedFile>, std::span<const uint8_t>>> parts_;
+  bool TemplateFits(const Output& out) const;
+  // A template for parts_ when every file has a fixed layout, else none.
+  void MakeTemplate(Output& out);
+  std::map<size_t, Output> outputs_;  // by group id
   uint64_t writer_serial_ = 0;
+  // The plan: resolved at the first tick with files, updated when mapped
+  // metrics change (mapping_serial_ counts the mappings made and dropped).
+  bool plan_started_ = false;
+  uint64_t plan_version_ = 0;
+  uint64_t mapping_serial_ = 0;
+  uint64_t plan_mappings_ = 0;  // mapping_serial_ when the plan last looked
 };
 
 }  // namespace mmvlog::archiver
