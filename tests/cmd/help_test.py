@@ -217,7 +217,7 @@ class UsageErrorTest(unittest.TestCase):
         # -T before -S.
         self.assert_usage_error(["replay", "-a", base, "-S", "+0.2sec", "-T", "-1hour"],
                                 "-T -1hour", "before")
-        self.assert_usage_error(["replay", "-a", base, "-S", "@25:00"], "-S", "@25:00")
+        self.assert_usage_error(["replay", "-a", base, "-S", "@10:75"], "-S", "@10:75")
         self.assert_usage_error(["replay", "-a", base, "-t", "10 parsecs"], "10 parsecs")
         self.assert_usage_error(["replay", "-a", base, "-Z", "Mars/Olympus"], "Mars/Olympus")
         self.assert_usage_error(["replay", "-a", base, "-o", "xml"], "xml")
