@@ -110,7 +110,7 @@ void LogPlan::Activate(size_t task, const OfferedMetric& m, const format::Metric
   if (spec.instances.empty()) {
     const int sts = CheckAll(task, m.pmid);
     if (sts < 0) {
-      warnings->push_back(absl::StrCat(where, ": warning: ", m.name, " not changed: ", conflict));
+      warnings->push_back(absl::StrCat(where, ": ", m.name, " not changed: ", conflict));
     }
     if (sts != 0) return;
     requests_.push_back({task, m.pmid, true, {}});
@@ -139,7 +139,7 @@ void LogPlan::Activate(size_t task, const OfferedMetric& m, const format::Metric
     }
     const int sts = CheckOne(task, m.pmid, *id);
     if (sts < 0) {
-      warnings->push_back(absl::StrCat(where, ": warning: ", m.name, " instance ", *id,
+      warnings->push_back(absl::StrCat(where, ": ", m.name, " instance ", *id,
                                        " not changed: ", conflict));
     }
     if (sts == 0 && std::find(kept.begin(), kept.end(), *id) == kept.end()) kept.push_back(*id);
@@ -170,7 +170,7 @@ std::vector<std::string> LogPlan::Start(const std::vector<OfferedMetric>& metric
         Activate(task, m, spec, &warnings);
       }
       if (!any) {
-        warnings.push_back(absl::StrCat(spec.where.ToString(), ": warning: ", spec.name,
+        warnings.push_back(absl::StrCat(spec.where.ToString(), ": ", spec.name,
                                         " matches no metric yet; it is logged if it appears"));
       }
       // Not a leaf now: metrics may appear below it later.

@@ -30,7 +30,8 @@ absl::Status RunGroupedLoop(Recorder& recorder, const LoopLimits& limits, const 
   std::vector<size_t> groups;  // empty: all
   bool all = true;
   auto limit_reached = [&] {
-    return (limits.samples > 0 && static_cast<int64_t>(recorder.stats().results) >= limits.samples) ||
+    return (limits.ticks > 0 && stats->samples >= limits.ticks) ||
+           (limits.samples > 0 && static_cast<int64_t>(recorder.stats().results) >= limits.samples) ||
            (limits.max_bytes > 0 && recorder.bytes_written() >= limits.max_bytes);
   };
   auto sample = [&](absl::Time now) -> absl::Status {
@@ -119,6 +120,7 @@ absl::Status RunRecordLoop(Recorder& recorder, const LoopLimits& limits,
     if (now - due < limits.interval) ++stats->on_time;
     hooks.on_sample();
     if (limits.samples > 0 && stats->samples >= limits.samples) return absl::OkStatus();
+    if (limits.ticks > 0 && stats->samples >= limits.ticks) return absl::OkStatus();
     if (limits.max_bytes > 0 && recorder.bytes_written() >= limits.max_bytes) {
       return absl::OkStatus();
     }

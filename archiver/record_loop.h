@@ -37,7 +37,8 @@ struct LoopHooks {
 
 struct LoopLimits {
   absl::Duration interval = absl::Seconds(1);
-  int64_t samples = 0;  // 0: no limit
+  int64_t samples = 0;  // 0: no limit; with a configuration, results (as pmlogger's -s)
+  int64_t ticks = 0;    // stop after this many ticks (0: no limit)
   absl::Duration duration = absl::InfiniteDuration();
   absl::Time until = absl::InfiniteFuture();
   // Stop once the archive holds this many bytes (pmlogger's -s 10M; 0: no

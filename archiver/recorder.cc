@@ -414,21 +414,55 @@ std::optional<absl::Status> Recorder::MapChanged(absl::Time now, Live& live, boo
   return std::nullopt;
 }
 
+namespace {
+
+void Offer(const MappedFile& f, std::vector<OfferedMetric>* out) {
+  for (const MappedMetric& m : f.metrics) {
+    if (m.desc.names.empty()) continue;
+    OfferedMetric o{m.desc.names[0], m.desc.pmid, m.desc.indom != format::kIndomNull, {}};
+    for (const format::InDom& d : f.indoms) {
+      if (d.indom != m.desc.indom) continue;
+      for (const format::InDomInstance& i : d.instances) o.instances.push_back({i.inst, i.name});
+    }
+    out->push_back(std::move(o));
+  }
+}
+
+}  // namespace
+
 std::vector<OfferedMetric> Recorder::Offered(const Live& live) const {
   std::vector<OfferedMetric> out;
   for (const auto& [st, snap] : live) {
-    if (!st->mapped) continue;
-    for (const MappedMetric& m : st->mapped->metrics) {
-      if (m.desc.names.empty()) continue;
-      OfferedMetric o{m.desc.names[0], m.desc.pmid, m.desc.indom != format::kIndomNull, {}};
-      for (const format::InDom& d : st->mapped->indoms) {
-        if (d.indom != m.desc.indom) continue;
-        for (const format::InDomInstance& i : d.instances) o.instances.push_back({i.inst, i.name});
-      }
-      out.push_back(std::move(o));
-    }
+    if (st->mapped) Offer(*st->mapped, &out);
   }
   return out;
+}
+
+std::vector<OfferedMetric> Recorder::Survey() {
+  bool need_mark = false;
+  Live live = ScanFiles(&need_mark);
+  MmvMapper mapper(options_.mapping);
+  std::vector<std::pair<std::string, int32_t>> clusters;
+  for (const auto& [st, snap] : live) {
+    clusters.push_back({st->path.substr(st->path.rfind('/') + 1), snap.file->header.cluster});
+  }
+  mapper.ReserveClusters(clusters);
+  std::vector<OfferedMetric> out;
+  for (const auto& [st, snap] : live) {
+    const std::string name = st->path.substr(st->path.rfind('/') + 1);
+    absl::StatusOr<MappedFile> mapped = mapper.Map(name, snap.file);
+    if (!mapped.ok()) {
+      Problem(*st, name, std::string(mapped.status().message()));
+      continue;
+    }
+    Offer(*mapped, &out);
+  }
+  return out;
+}
+
+void Recorder::SetPlan(std::shared_ptr<LogPlan> plan) {
+  options_.plan = std::move(plan);
+  plan_started_ = false;
 }
 
 void Recorder::ResolvePlan(const Live& live) {

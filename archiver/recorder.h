@@ -96,6 +96,12 @@ class Recorder {
   // first sample), so that it stays readable after privileges are dropped to
   // a user who could not open it by its path.
   void OpenSources() { (void)ListFiles(); }
+  // The metrics the MMV files offer now, mapped as they would be recorded
+  // (for -C: a configuration resolved without recording).
+  std::vector<OfferedMetric> Survey();
+  // Replaces the plan (a configuration read again on SIGHUP); it is
+  // resolved at the next tick. The archive goes on.
+  void SetPlan(std::shared_ptr<LogPlan> plan);
   // Takes one sample stamped `now` of every group. Errors are those that
   // stop recording (the archive cannot be created or written); problems
   // with single MMV files are logged, not returned.

@@ -40,6 +40,7 @@ struct CaptureFlags {
 int RunCapture(CaptureFlags& f, const Invocation& inv) {
   absl::StatusOr<RecordingSetup> setup = RecordingFromFlags(f.common, absl::Now());
   if (!setup.ok()) return UsageError("capture", setup.status().message());
+  if (setup->check_only) return CheckConfiguration(*setup);
   std::string output = f.output;
   if (!setup->archive.empty()) {
     if (!output.empty()) {
@@ -78,7 +79,7 @@ int RunCapture(CaptureFlags& f, const Invocation& inv) {
   if (setup->limits.samples == 0 && !has_command && setup->watch_pid == 0 &&
       setup->limits.max_bytes == 0 && setup->limits.until == absl::InfiniteFuture() &&
       setup->limits.duration == absl::InfiniteDuration()) {
-    setup->limits.samples = 1;  // one-shot by default
+    setup->limits.ticks = 1;  // one-shot by default: every group once
   }
   archiver::RecorderOptions opts = setup->recorder;
   opts.archive_base = output;

@@ -20,23 +20,27 @@ namespace mmvlog::cmd {
 std::atomic<bool> g_stop{false};
 std::atomic<bool> g_new_volume{false};
 
-std::string DefaultMmvDir() {
-  const char* env = ::getenv("PCP_TMP_DIR");
-  std::string tmp = env != nullptr && *env != '\0' ? env : "";
-  if (tmp.empty()) {
+std::string PcpConfValue(const char* name, const char* fallback) {
+  const char* env = ::getenv(name);
+  std::string value = env != nullptr && *env != '\0' ? env : "";
+  if (value.empty()) {
     const char* conf = ::getenv("PCP_CONF");
     absl::StatusOr<std::string> text =
         archiver::ReadWholeFile(conf != nullptr && *conf ? conf : "/etc/pcp.conf");
+    const std::string prefix = absl::StrCat(name, "=");
     if (text.ok()) {
       for (absl::string_view line : absl::StrSplit(*text, '\n')) {
-        if (absl::ConsumePrefix(&line, "PCP_TMP_DIR=")) {
-          tmp = std::string(absl::StripAsciiWhitespace(line));
+        if (absl::ConsumePrefix(&line, prefix)) {
+          value = std::string(absl::StripAsciiWhitespace(line));
         }
       }
     }
   }
-  if (tmp.empty()) tmp = "/var/lib/pcp/tmp";
-  return absl::StrCat(tmp, "/mmv");
+  return value.empty() ? fallback : value;
+}
+
+std::string DefaultMmvDir() {
+  return absl::StrCat(PcpConfValue("PCP_TMP_DIR", "/var/lib/pcp/tmp"), "/mmv");
 }
 
 namespace {

@@ -19,6 +19,10 @@ namespace mmvlog::cmd {
 // $PCP_CONF), else /var/lib/pcp/tmp; with "/mmv" appended.
 std::string DefaultMmvDir();
 
+// A setting of PCP's environment (PCP_TMP_DIR, PCP_VAR_DIR): the variable,
+// else its line in /etc/pcp.conf (or $PCP_CONF), else `fallback`.
+std::string PcpConfValue(const char* name, const char* fallback);
+
 // "2026-11-22 10:00:00.123 warning: ..." on stderr, or where SetLogFile
 // said.
 void LogLine(archiver::LogLevel level, const std::string& message);

@@ -4,7 +4,8 @@
 // pmlogger_daily's %Y%m%d.%H.%M, and then a new archive starts each period
 // (a day by default). Optionally compresses finished volumes and deletes old
 // archives. SIGTERM/SIGINT finish the current record and close the archive;
-// SIGHUP starts a new volume, as pmlogger does.
+// SIGHUP starts a new volume, as pmlogger does, and reads -c's
+// configuration again.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
@@ -121,6 +122,7 @@ int RunRecord(RecordFlags& f, const Invocation& inv) {
   const absl::Time now = absl::Now();
   absl::StatusOr<RecordingSetup> setup = RecordingFromFlags(f.common, now);
   if (!setup.ok()) return UsageError("record", setup.status().message());
+  if (setup->check_only) return CheckConfiguration(*setup);
   std::string dir = f.archive_dir.empty() ? kDefaultArchiveDir : f.archive_dir;
   std::string name_template =
       f.archive_name.empty() ? archiver::kDailyArchiveTemplate : f.archive_name;
@@ -268,6 +270,19 @@ int RunRecord(RecordFlags& f, const Invocation& inv) {
       }
     }
     if (g_new_volume.exchange(false)) {
+      if (!setup->config.empty()) {
+        // Read the configuration again; a broken one keeps what runs.
+        absl::StatusOr<std::shared_ptr<archiver::LogPlan>> plan = ReloadPlan(*setup);
+        if (plan.ok()) {
+          recorder.SetPlan(*plan);
+          LogLine(archiver::LogLevel::kInfo,
+                  absl::StrCat("SIGHUP: configuration ", setup->config, " read again"));
+        } else {
+          LogLine(archiver::LogLevel::kError,
+                  absl::StrCat("SIGHUP: ", plan.status().message(),
+                               "; the configuration read before stays in force"));
+        }
+      }
       LogLine(archiver::LogLevel::kInfo, "SIGHUP: new volume");
       return archiver::LoopEvent::kNewVolume;
     }

@@ -5,12 +5,14 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "archiver/host_identity.h"
 #include "cmd/cli.h"
 #include "cmd/common.h"
+#include "cmd/config_file.h"
 #include "format/pcp_interval.h"
 #include "format/pcp_time.h"
 #include "format/size_spec.h"
@@ -20,9 +22,10 @@ namespace mmvlog::cmd {
 void AddRecordingOptions(CLI::App* app, RecordingFlags* f) {
   const char* kSampling = "Sampling (as pmlogger)";
   app->add_option("-t,--interval", f->interval,
-                  "sample this often: PCP's interval syntax (10sec, 1.5min, 250msec, plain seconds)")
+                  "sample this often: PCP's interval syntax (10sec, 1.5min, 250msec, plain "
+                  "seconds); with -c, what \"default\" means (else 60sec)")
       ->type_name("INTERVAL")
-      ->capture_default_str()
+      ->default_str("1sec")
       ->group(kSampling);
   app->add_option("-s,--size", f->size,
                   "stop after this many samples (100), archive bytes (10M, 2Gbyte) or this long "
@@ -64,11 +67,13 @@ void AddRecordingOptions(CLI::App* app, RecordingFlags* f) {
       ->allow_extra_args(false)
       ->group(kMetrics);
   app->add_option("-c,--config", f->config,
-                  "pmlogger configuration file (not supported yet: use --include/--exclude)")
+                  "log what this pmlogger configuration asks for: groups, intervals, instances, "
+                  "once, %include/%define (read again on SIGHUP)")
       ->type_name("CONFIG")
       ->group(kMetrics);
   app->add_flag("-C,--check", f->check_config,
-                "check the configuration file and exit (not supported yet)")
+                "check the configuration against the MMV files there are, print the schedule "
+                "and exit")
       ->group(kMetrics);
 
   const char* kArchive = "Archive";
@@ -146,15 +151,36 @@ void SplitMmvFilesAndArchive(const std::vector<std::string>& args,
   }
 }
 
+absl::StatusOr<std::shared_ptr<archiver::LogPlan>> ReloadPlan(const RecordingSetup& setup) {
+  absl::StatusOr<format::LoggerConfig> config = LoadLoggerConfig(setup.config);
+  if (!config.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        absl::IsNotFound(config.status()) ? "-c: " : "", config.status().message()));
+  }
+  if (config->access.has_value()) {
+    LogLine(archiver::LogLevel::kInfo,
+            absl::StrCat(config->access->ToString(),
+                         ": [access] section read and ignored: mmvlog has no pmlc to control"));
+  }
+  return std::make_shared<archiver::LogPlan>(std::move(*config), setup.default_interval);
+}
+
+int CheckConfiguration(const RecordingSetup& setup) {
+  archiver::Recorder recorder(setup.recorder, LogLine);
+  const std::vector<archiver::OfferedMetric> metrics = recorder.Survey();
+  archiver::LogPlan& plan = *setup.recorder.plan;
+  for (const std::string& w : plan.Start(metrics)) LogLine(archiver::LogLevel::kWarning, w);
+  std::printf("%s", plan.Describe(metrics).c_str());
+  return kExitOk;
+}
+
 absl::StatusOr<RecordingSetup> RecordingFromFlags(const RecordingFlags& f, absl::Time now) {
   auto bad = [](absl::string_view option, const absl::Status& s) {
     return absl::InvalidArgumentError(absl::StrCat(option, ": ", s.message()));
   };
   RecordingSetup r;
-  if (!f.config.empty() || f.check_config) {
-    return absl::InvalidArgumentError(
-        "-c/-C: pmlogger configuration files are not supported yet; choose metrics with "
-        "--include and --exclude");
+  if (f.check_config && f.config.empty()) {
+    return absl::InvalidArgumentError("-C checks the configuration given with -c CONFIG");
   }
   if (!f.user.empty()) {
     absl::StatusOr<UserIdentity> user = LookUpUser(f.user);
@@ -165,9 +191,19 @@ absl::StatusOr<RecordingSetup> RecordingFromFlags(const RecordingFlags& f, absl:
     }
     r.user = *user;
   }
-  absl::StatusOr<absl::Duration> interval = format::ParsePcpInterval(f.interval);
+  absl::StatusOr<absl::Duration> interval =
+      format::ParsePcpInterval(f.interval.empty() ? "1sec" : f.interval);
   if (!interval.ok()) return bad("-t", interval.status());
   r.limits.interval = *interval;
+  if (!f.config.empty()) {
+    // pmlogger's "default" is 60 seconds unless -t says otherwise.
+    r.default_interval = f.interval.empty() ? absl::Seconds(60) : *interval;
+    r.config = f.config;
+    r.check_only = f.check_config;
+    absl::StatusOr<std::shared_ptr<archiver::LogPlan>> plan = ReloadPlan(r);
+    if (!plan.ok()) return plan.status();
+    r.recorder.plan = *plan;
+  }
 
   if (!f.size.empty()) {
     absl::StatusOr<format::EndSize> size = format::ParseEndSize(f.size);

@@ -25,7 +25,7 @@ namespace mmvlog::cmd {
 
 // The options as typed; validated by RecordingFromFlags.
 struct RecordingFlags {
-  std::string interval = "1sec";  // -t
+  std::string interval;           // -t ("": 1sec, or 60sec for -c's "default")
   std::string size;               // -s: samples, bytes or a duration
   std::string finish;             // -T: PCP time (10mins, @11:30)
   std::string volsize;            // -v: samples, bytes or a duration
@@ -34,8 +34,8 @@ struct RecordingFlags {
   std::string note;               // -m
   std::string labelhost;          // -H
   int64_t pid = 0;                // -p
-  std::string config;             // -c (not supported yet)
-  bool check_config = false;      // -C (not supported yet)
+  std::string config;             // -c
+  bool check_config = false;      // -C
   std::string user;               // -U
   std::string mmv_dir;
   bool no_dir = false;
@@ -63,7 +63,19 @@ struct RecordingSetup {
   bool progress = true;  // a progress line (only when stderr is a terminal)
   std::string note;      // -m
   std::optional<UserIdentity> user;  // -U
+  // -c: the configuration (recorder.plan holds it resolved), what its
+  // "default" means, and -C.
+  std::string config;
+  absl::Duration default_interval = absl::Seconds(60);
+  bool check_only = false;
 };
+
+// -C: resolves the configuration against the MMV files there are now and
+// prints the schedule on stdout (warnings on stderr). Returns the exit code.
+int CheckConfiguration(const RecordingSetup& setup);
+
+// Reads `setup.config` again (SIGHUP): a new plan, or the error.
+absl::StatusOr<std::shared_ptr<archiver::LogPlan>> ReloadPlan(const RecordingSetup& setup);
 
 // Once what needs root is open: drops to -U's user, or says once that the
 // recorder runs as root and how not to (pmlogger runs as pcp). `recorder`'s

@@ -126,12 +126,12 @@ TEST(LogPlanTest, WarningsNameThePlaceAndWhatIsWrong) {
                absl::Seconds(5));
   EXPECT_THAT(
       plan.Start(Metrics()),
-      ElementsAre("cfg:2:2: warning: mmv.nothing matches no metric yet; it is logged if it appears",
-                  "cfg:3:2: warning: instance \"nine\" is not defined for the metric mmv.a.y; not "
+      ElementsAre("cfg:2:2: mmv.nothing matches no metric yet; it is logged if it appears",
+                  "cfg:3:2: instance \"nine\" is not defined for the metric mmv.a.y; not "
                   "logged",
-                  "cfg:4:2: warning: instance 3 given for the metric mmv.a.x, which has no "
+                  "cfg:4:2: instance 3 given for the metric mmv.a.x, which has no "
                   "instances; not logged",
-                  "cfg:7:23: warning: mmv.b.z not changed: an advisory request cannot change a "
+                  "cfg:7:23: mmv.b.z not changed: an advisory request cannot change a "
                   "mandatory one"));
 }
 
