@@ -61,4 +61,9 @@ if [[ $want_pcp -eq 1 && -n "$(missing "${PCP_PKGS[@]}")" ]]; then
   trap - EXIT
   [[ -z "$(missing "${PCP_PKGS[@]}")" ]] || { echo "setup: pcp failed to install" >&2; exit 1; }
 fi
+# pmlogger -o (the reference recorder in tests: the MMV PMDA as a local DSO,
+# no pmcd) needs the namespace pmcd's first start would build.
+if [[ $want_pcp -eq 1 && ! -f /var/lib/pcp/pmns/root ]]; then
+  $SUDO /var/lib/pcp/pmns/Rebuild -u || { echo "setup: cannot build PCP's namespace" >&2; exit 1; }
+fi
 echo "setup: all packages present"
