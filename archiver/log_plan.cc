@@ -131,7 +131,7 @@ void LogPlan::Activate(size_t task, const OfferedMetric& m, const format::Metric
     }
     if (!id.has_value()) {
       warnings->push_back(absl::StrCat(
-          where, ": warning: instance ",
+          where, ": instance ",
           i.id.has_value() ? absl::StrCat(*i.id) : absl::StrCat("\"", i.name, "\""),
           m.has_indom ? " is not defined for the metric " : " given for the metric ", m.name,
           m.has_indom ? "" : ", which has no instances", "; not logged"));

@@ -180,14 +180,16 @@ class PmloggerOptionsTest(unittest.TestCase):
         self.must("record", "-t", "50msec", "-s", "2", os.path.join(d, "fixed"))
         self.assertEqual(records(os.path.join(d, "fixed")), 2)
 
-    def test_not_supported_yet_options_say_so(self):
-        for args in (["-c", "/dev/null"], ["-C"]):
-            with self.subTest(args=args):
-                p = self.mmvlog("capture", *args, os.path.join(self.out, "x"))
-                self.assertEqual(p.returncode, 2, describe(p))
-                self.assertIn("not supported yet", p.stderr)
-                self.assertEqual(os.listdir(self.out), [])
-
+    def test_config_options_as_pmlogger_spells_them(self):
+        # -c /dev/null: an empty configuration logs nothing, as pmlogger's;
+        # -C without -c is a usage error. Nothing is created either way.
+        p = self.mmvlog("capture", "-c", "/dev/null", "-C")
+        self.assertEqual(p.returncode, 0, describe(p))
+        self.assertEqual(p.stdout, "nothing to log\n")
+        p = self.mmvlog("capture", "-C", os.path.join(self.out, "x"))
+        self.assertEqual(p.returncode, 2, describe(p))
+        self.assertIn("-C checks the configuration given with -c CONFIG", p.stderr)
+        self.assertEqual(os.listdir(self.out), [])
 
 if __name__ == "__main__":
     unittest.main()
