@@ -16,9 +16,12 @@ declare -A CORPUS=(
   [mmv_fuzz]=mmv [archive_label_fuzz]=archive_label [archive_meta_fuzz]=archive_meta
   [archive_index_fuzz]=archive_index [archive_result_fuzz]=archive_result
   [archive_framing_fuzz]=archive_framing [user_text_fuzz]=user_text
+  [logger_config_fuzz]=logger_config
 )
+# Sources beyond format/ that a target needs (pure ones only).
+declare -A EXTRA=([logger_config_fuzz]=archiver/log_plan.cc)
 TARGETS=(archive_framing_fuzz archive_index_fuzz archive_label_fuzz archive_meta_fuzz
-         archive_result_fuzz mmv_fuzz user_text_fuzz)
+         archive_result_fuzz logger_config_fuzz mmv_fuzz user_text_fuzz)
 LIBS=$(pkg-config --libs absl_statusor absl_strings absl_time absl_str_format absl_flat_hash_map absl_flat_hash_set absl_hash absl_raw_hash_set)
 FLAGS=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fno-sanitize-recover=all -I.
        -Wno-unused-command-line-argument)
@@ -39,7 +42,7 @@ for target in "${TARGETS[@]}"; do
   cp tests/fuzz/corpus/"${CORPUS[$target]}"/* "$dir/corpus/"
   # shellcheck disable=SC2086
   if ! "$CXX" "${FLAGS[@]}" -fsanitize=fuzzer,address,undefined tests/fuzz/$target.cc \
-       "${objs[@]}" $LIBS -o "$dir/$target" >"$dir/build.log" 2>&1; then
+       ${EXTRA[$target]:-} "${objs[@]}" $LIBS -o "$dir/$target" >"$dir/build.log" 2>&1; then
     echo "run_fuzzers: $target: build failed" >&2; tail -20 "$dir/build.log" >&2
     failed=1; continue
   fi
