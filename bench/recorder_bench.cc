@@ -17,6 +17,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,10 +27,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "archiver/log_plan.h"
 #include "archiver/posix_file.h"
 #include "archiver/recorder.h"
 #include "archiver/write_behind.h"
 #include "format/endian.h"
+#include "format/logger_config.h"
 #include "format/mmv_reader.h"
 #include "format/mmv_writer.h"
 
@@ -117,6 +120,78 @@ void RecorderSample(benchmark::State& state, bool write_behind) {
   archiver::WriteBehind::Global().Drain();
   if (std::system(absl::StrCat("rm -rf ", dir).c_str()) != 0) std::perror("rm");
 }
+
+// A tick under a pmlogger configuration (-c) against one interval, over the
+// same 10k values (mmv.app0.m0 .. m99, 100 instances each), every group due
+// (the worst tick: all cadences meet): kOneInterval, no configuration, one
+// result; kThreeGroups, 1 sec / 10 sec / 1 min over a third of the metrics
+// each, three results; kInstanceLists, the same with every instance of the
+// last group named by number (the projected path that filters instances).
+enum class Plan { kOneInterval, kThreeGroups, kInstanceLists };
+
+std::shared_ptr<archiver::LogPlan> MakePlan(Plan kind) {
+  if (kind == Plan::kOneInterval) return nullptr;
+  std::string text;
+  const char* cadence[] = {"1 sec", "10 sec", "1 min"};
+  for (int g = 0; g < 3; ++g) {
+    absl::StrAppend(&text, "log mandatory on every ", cadence[g], " {\n");
+    for (int m = g * 34; m < std::min(100, (g + 1) * 34); ++m) {
+      absl::StrAppend(&text, "  mmv.app0.m", m);
+      if (kind == Plan::kInstanceLists && g == 2) {
+        text += " [";
+        for (int i = 0; i < kInstances; ++i) absl::StrAppend(&text, " ", i);
+        text += " ]";
+      }
+      text += "\n";
+    }
+    text += "}\n";
+  }
+  format::PmcppOptions o;
+  o.load = [](const std::string& p) -> absl::StatusOr<std::string> {
+    return absl::NotFoundError(p);
+  };
+  absl::StatusOr<format::LoggerConfig> config = format::ParseLoggerConfigText(text, "bench", o);
+  if (!config.ok()) std::abort();
+  return std::make_shared<archiver::LogPlan>(*config, absl::Seconds(60));
+}
+
+void ConfigTick(benchmark::State& state, Plan kind) {
+  const int64_t values = 10000;
+  const std::string dir = TempDir();
+  WriteFiles(dir, values);
+  archiver::RecorderOptions o;
+  o.mmv_dir = dir + "/mmv";
+  o.archive_base = dir + "/archive";
+  o.archive.max_volume_bytes = 64 << 20;
+  o.archive.write_behind = false;
+  o.host.hostname = "bench";
+  o.plan = MakePlan(kind);
+  archiver::Recorder recorder(o, [](archiver::LogLevel, const std::string&) {});
+  absl::Time t = absl::FromUnixSeconds(1'700'000'000);
+  for (int warm = 0; warm < 2; ++warm) {  // metadata, then the templates
+    if (!recorder.Sample(t).ok()) std::abort();
+    t += absl::Seconds(1);
+  }
+  for (auto _ : state) {
+    t += absl::Seconds(1);
+    if (!recorder.Sample(t).ok()) std::abort();  // every group
+    state.PauseTiming();
+    RemoveFinished(recorder);
+    state.ResumeTiming();
+  }
+  if (recorder.stats().values != static_cast<uint64_t>(values) * recorder.stats().samples) {
+    std::abort();  // each tick must log the same 10k values
+  }
+  state.counters["results/tick"] =
+      static_cast<double>(recorder.stats().results) / recorder.stats().samples;
+  state.SetItemsProcessed(state.iterations() * values);
+  (void)recorder.Close();
+  if (std::system(absl::StrCat("rm -rf ", dir).c_str()) != 0) std::perror("rm");
+}
+
+void BM_ConfigTick_OneInterval(benchmark::State& s) { ConfigTick(s, Plan::kOneInterval); }
+void BM_ConfigTick_ThreeGroups(benchmark::State& s) { ConfigTick(s, Plan::kThreeGroups); }
+void BM_ConfigTick_InstanceLists(benchmark::State& s) { ConfigTick(s, Plan::kInstanceLists); }
 
 void BM_RecorderSample(benchmark::State& state) { RecorderSample(state, false); }
 void BM_RecorderSampleWriteBehind(benchmark::State& state) { RecorderSample(state, true); }
@@ -283,6 +358,10 @@ BENCHMARK(BM_RecorderSampleWriteBehind)
     ->Arg(1000)->Arg(10000)->Arg(100000)->Arg(1000000)
     ->MeasureProcessCPUTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_LogImportSample)->Arg(1000)->Arg(10000)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMicrosecond);
+
+BENCHMARK(BM_ConfigTick_OneInterval)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ConfigTick_ThreeGroups)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ConfigTick_InstanceLists)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace mmvlog

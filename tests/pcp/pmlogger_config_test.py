@@ -171,6 +171,11 @@ class PmloggerConfigTest(unittest.TestCase):
             self.assertEqual(check.stdout.decode().strip(), "", base)
             dump = subprocess.run(["pmdumplog", "-a", base], stdout=subprocess.PIPE, check=True)
             dumps.append(dump.stdout.decode("utf-8", "replace"))
+        # Metadata only for what is logged, as pmlogger writes it.
+        described = [sorted(n for n in re.findall(r"^PMID: \S+ \((\S+)\)$", d, re.M)
+                            if not n.startswith(("pmcd.", "mmv.control.")))
+                     for d in dumps]
+        self.assertEqual(described[0], described[1])
         (pc, pv), (mc, mv) = counts(dumps[0]), counts(dumps[1])
         table = "\n".join("%-45s %-6s pmlogger %3d mmvlog %3d" % (k[0], k[1], pc[k], mc[k])
                           for k in sorted(set(pc) | set(mc), key=str))
