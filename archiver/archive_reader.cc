@@ -14,8 +14,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "archiver/compress.h"
 #include "archiver/posix_file.h"
+#include "archiver/read_stream.h"
 #include "format/archive_format.h"
 #include "format/archive_result.h"
 #include "format/endian.h"
@@ -30,26 +30,22 @@ bool AllDigits(absl::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), absl::ascii_isdigit);
 }
 
-// Reads the whole file straight into one buffer sized by fstat (a volume
-// can be hundreds of MB), then on to the end in case it grew meanwhile.
+// Reads a small file (.meta, .index) whole: `path` itself, or compressed
+// under one of libpcp's suffixes (pmlogcompress leaves <base>.meta.xz).
 absl::StatusOr<std::vector<uint8_t>> ReadFileBytes(const std::string& path) {
-  if (absl::EndsWith(path, ".zst")) return ReadZstdFile(path);
-  absl::StatusOr<FileDescriptor> fd = OpenForRead(path);
-  if (!fd.ok()) return fd.status();
-  absl::StatusOr<struct stat> st = StatFd(fd->get(), path);
-  if (!st.ok()) return st.status();
-  std::vector<uint8_t> out(static_cast<size_t>(std::max<off_t>(st->st_size, 0)));
-  size_t done = 0;
-  for (;;) {
-    if (done == out.size()) out.resize(out.size() + 65536);
-    absl::StatusOr<size_t> n =
-        ReadAt(fd->get(), done, std::span<uint8_t>(out).subspan(done), path);
-    if (!n.ok()) return n.status();
-    done += *n;
-    if (done < out.size()) break;  // ReadAt reads less only at the end
+  std::string found = path;
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    for (const char* ext : {".xz", ".lzma", ".bz2", ".bz", ".gz", ".z", ".Z", ".zst"}) {
+      if (::stat((path + ext).c_str(), &st) == 0) {
+        found = path + ext;
+        break;
+      }
+    }
   }
-  out.resize(done);
-  return out;
+  absl::StatusOr<std::unique_ptr<ReadStream>> in = OpenReadStream(found);
+  if (!in.ok()) return in.status();
+  return ReadWholeStream(**in);
 }
 
 // Reads the label at the start of a file's bytes; returns its frame size.
@@ -87,15 +83,28 @@ const std::string* ArchiveMetadata::Text(uint32_t type, uint32_t ident) const {
   return nullptr;
 }
 
+std::string MetaFileBase(absl::string_view file) {
+  file.remove_suffix(CompressionSuffix(file).size());
+  if (!absl::ConsumeSuffix(&file, ".meta")) return "";
+  return std::string(file);
+}
+
+bool ArchiveFileExists(const std::string& base, absl::string_view ext) {
+  struct stat st;
+  const std::string path = absl::StrCat(base, ext);
+  if (::stat(path.c_str(), &st) == 0) return true;
+  for (const char* c : {".xz", ".lzma", ".bz2", ".bz", ".gz", ".z", ".Z", ".zst"}) {
+    if (::stat((path + c).c_str(), &st) == 0) return true;
+  }
+  return false;
+}
+
 std::string ArchiveBaseName(absl::string_view name) {
   std::string s(name);
   // pmlogger_daily names end in digits ("20261122.04.11"): a name whose
   // .meta exists is a base name already.
-  struct stat st;
-  if (::stat((s + ".meta").c_str(), &st) == 0) return s;
-  for (absl::string_view ext : {".zst", ".xz", ".gz", ".bz2"}) {
-    if (absl::EndsWith(s, ext)) s.resize(s.size() - ext.size());
-  }
+  if (ArchiveFileExists(s, ".meta")) return s;
+  s.resize(s.size() - CompressionSuffix(s).size());
   for (absl::string_view ext : {".meta", ".index"}) {
     if (absl::EndsWith(s, ext)) return s.substr(0, s.size() - ext.size());
   }
@@ -119,10 +128,11 @@ absl::StatusOr<std::vector<VolumeFile>> ListVolumes(const std::string& base) {
     absl::string_view f = e->d_name;
     if (!absl::StartsWith(f, stem + ".")) continue;
     absl::string_view rest = f.substr(stem.size() + 1);
-    const bool zst = absl::ConsumeSuffix(&rest, ".zst");
+    const absl::string_view suffix = CompressionSuffix(rest);
+    rest.remove_suffix(suffix.size());
     int64_t n;
     if (!AllDigits(rest) || !absl::SimpleAtoi(rest, &n)) continue;
-    out.push_back({n, absl::StrCat(dir, "/", f), zst});
+    out.push_back({n, absl::StrCat(dir, "/", f), !suffix.empty()});
   }
   ::closedir(d);
   std::sort(out.begin(), out.end(), [](const VolumeFile& a, const VolumeFile& b) {
@@ -253,23 +263,16 @@ absl::Status ArchiveReader::ReadIndex() {
 
 absl::Status ArchiveReader::LoadVolume(size_t i) {
   volume_path_ = volume_paths_[i];
-  volume_fd_ = FileDescriptor();
   buffer_offset_ = 0;
   filled_ = 0;
   at_end_ = false;
-  if (absl::EndsWith(volume_path_, ".zst")) {
-    absl::StatusOr<std::vector<uint8_t>> bytes = ReadZstdFile(volume_path_);
-    if (!bytes.ok()) return bytes.status();
-    buffer_ = std::move(*bytes);
-    filled_ = buffer_.size();
-    at_end_ = true;
-    scanner_ = std::make_unique<format::RecordScanner>(
-        std::span<const uint8_t>(buffer_.data(), filled_), 0);
-  } else {
-    absl::StatusOr<FileDescriptor> fd = OpenForRead(volume_path_);
-    if (!fd.ok()) return fd.status();
-    volume_fd_ = std::move(*fd);
-    if (absl::Status s = Refill(0, 0); !s.ok()) return s;
+  absl::StatusOr<std::unique_ptr<ReadStream>> in = OpenReadStream(volume_path_);
+  if (!in.ok()) return in.status();
+  volume_ = std::move(*in);
+  volume_compressed_ = !CompressionSuffix(volume_path_).empty();
+  if (absl::Status s = Refill(0, 0); !s.ok()) return s;
+  if (!damage_.ok() && filled_ < format::kLabelV2PayloadSize + format::kFrameOverhead) {
+    return TakeDamage();  // damaged before the label's end: say how, not "empty"
   }
   absl::StatusOr<format::LogLabel> label = ReadLabel(buffer_, volume_path_, scanner_.get());
   if (!label.ok()) return label.status();
@@ -288,17 +291,38 @@ absl::Status ArchiveReader::Refill(uint64_t at, uint64_t need) {
   if (keep > 0 && keep < filled_) {
     std::memmove(buffer_.data(), buffer_.data() + keep, filled_ - keep);
   }
-  filled_ -= keep;
+  filled_ -= std::min(keep, filled_);
   buffer_offset_ = at;
   size_t want = static_cast<size_t>(std::max(kReadChunk, need));
   if (want <= filled_) want = filled_ + kReadChunk;  // always read on
-  if (buffer_.size() < want) buffer_.resize(want);
-  absl::StatusOr<size_t> n =
-      ReadAt(volume_fd_.get(), buffer_offset_ + filled_,
-             std::span<uint8_t>(buffer_).subspan(filled_), volume_path_);
-  if (!n.ok()) return n.status();
-  filled_ += *n;
-  at_end_ = filled_ < buffer_.size();  // ReadAt reads less only at the end
+  // The stream is read on from where it stopped (buffer_offset_ + filled_),
+  // a chunk at a time: a damaged length claiming gigabytes costs no more
+  // memory than the stream holds.
+  while (filled_ < want && !at_end_) {
+    const size_t target = std::min(want, filled_ + static_cast<size_t>(kReadChunk));
+    if (buffer_.size() < target) buffer_.resize(target);
+    absl::StatusOr<size_t> n =
+        volume_->Read(std::span<uint8_t>(buffer_).subspan(filled_, target - filled_));
+    if (!n.ok()) {
+      // Damage in a compressed stream: the records before it stay readable.
+      damage_ = n.status();
+      at_end_ = true;
+      break;
+    }
+    const bool short_read = *n < target - filled_;  // a stream reads less only at its end
+    filled_ += *n;
+    if (short_read) {
+      // The end, or damage after the bytes just read: the next read says.
+      at_end_ = true;
+      uint8_t probe[1];
+      absl::StatusOr<size_t> more = volume_->Read(probe);
+      if (!more.ok()) {
+        damage_ = more.status();
+      } else if (*more > 0) {
+        return absl::InternalError(absl::StrCat(volume_path_, ": stream read short before its end"));
+      }
+    }
+  }
   scanner_ = std::make_unique<format::RecordScanner>(
       std::span<const uint8_t>(buffer_.data(), filled_), buffer_offset_);
   return absl::OkStatus();
@@ -308,11 +332,19 @@ uint64_t ArchiveReader::RecordNeeds(uint64_t at) {
   const size_t pos = static_cast<size_t>(at - buffer_offset_);
   if (filled_ - pos < 4) return 0;
   const uint64_t length = format::LoadBig32(buffer_.data() + pos);
+  if (volume_compressed_) return length;  // Refill grows only as the data goes
   // A damaged length can claim up to 4 GB: never read past the file.
-  absl::StatusOr<struct stat> st = StatFd(volume_fd_.get(), volume_path_);
+  absl::StatusOr<struct stat> st = StatPath(volume_path_);
   if (!st.ok()) return length;
   const uint64_t size = static_cast<uint64_t>(st->st_size);
   return std::min(length, size > at ? size - at : 0);
+}
+
+absl::Status ArchiveReader::TakeDamage() {
+  absl::Status s = std::exchange(damage_, absl::OkStatus());
+  scanner_.reset();
+  next_volume_ = volume_paths_.size();  // nothing after damage is trusted
+  return s;
 }
 
 absl::StatusOr<std::optional<format::DecodedResult>> ArchiveReader::Next() {
@@ -341,6 +373,7 @@ absl::StatusOr<bool> ArchiveReader::NextInto(format::DecodedResult* result) {
         if (absl::Status s = Refill(at, RecordNeeds(at)); !s.ok()) return s;
         continue;
       }
+      if (!damage_.ok()) return TakeDamage();
       warnings_.push_back(absl::StrCat(volume_path_, ": ", frame.status().message(),
                                        ": data ends at offset ", at));
       scanner_.reset();
@@ -351,6 +384,7 @@ absl::StatusOr<bool> ArchiveReader::NextInto(format::DecodedResult* result) {
         if (absl::Status s = Refill(at, 0); !s.ok()) return s;
         continue;
       }
+      if (!damage_.ok()) return TakeDamage();
       scanner_.reset();
       continue;
     }

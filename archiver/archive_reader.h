@@ -1,12 +1,15 @@
-// ArchiveReader: reads a PCP archive (v2 or v3, any number of volumes,
-// volumes optionally zstd-compressed as <base>.N.zst) written by mmvlog or by
-// PCP itself.
+// ArchiveReader: reads a PCP archive (v2 or v3, any number of volumes)
+// written by mmvlog or by PCP itself, its volumes and .meta plain or
+// compressed under any suffix libpcp reads (<base>.N.xz, <base>.meta.xz,
+// .lzma, .bz2, .bz, .gz, .z, .Z, .zst; archiver/read_stream.h), mixed.
 //
 // Open() reads the whole .meta (descriptors, instance domains over time,
 // labels, help text); Next() returns results in file order (time order for
 // any archive PCP accepts). A volume is read a few megabytes at a time (at
-// least one whole record), so memory does not grow with its size; a
-// compressed volume is decompressed whole.
+// least one whole record), so memory does not grow with its size, whether
+// it is compressed or not. Damage in a compressed stream is an error naming
+// the file and the offset in the decompressed stream, returned after every
+// record before it.
 //
 // Damage: a record that runs past the end of its file (a torn tail, left by a
 // crash) ends that file's data and is reported in warnings(), not as an
@@ -25,6 +28,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "archiver/posix_file.h"
+#include "archiver/read_stream.h"
 #include "format/archive_framing.h"
 #include "format/archive_index.h"
 #include "format/archive_label.h"
@@ -54,6 +58,14 @@ struct ArchiveMetadata {
   const std::string* Text(uint32_t type, uint32_t ident) const;
 };
 
+// The base name of an archive's metadata file ("dir/base.meta" or
+// "dir/base.meta.xz", ...), or "" for another name.
+std::string MetaFileBase(absl::string_view file);
+
+// Whether `base` has a file with extension `ext` (".meta", ".0"), plain or
+// compressed.
+bool ArchiveFileExists(const std::string& base, absl::string_view ext);
+
 // Splits "dir/base.0", "dir/base.meta", "dir/base.index", "dir/base.3.zst"
 // or "dir/base" into "dir/base". A name whose ".meta" exists is taken as a
 // base name as it is (pmlogger_daily names such as 20261122.04.11 end in
@@ -64,7 +76,7 @@ std::string ArchiveBaseName(absl::string_view name);
 struct VolumeFile {
   int64_t number = 0;
   std::string path;
-  bool compressed = false;  // <base>.N.zst
+  bool compressed = false;  // <base>.N.xz, .bz2, .gz, .zst, ... (read_stream.h)
 };
 
 // The volume files of `base` (<base>.N and <base>.N.zst), by number.
@@ -108,6 +120,9 @@ class ArchiveReader {
   // Bytes the record at `at` needs in the buffer (its length when buffered,
   // at most what the file holds from `at` on); 0 when not known.
   uint64_t RecordNeeds(uint64_t at);
+  // Returns (and clears) the decompression error met in this volume, after
+  // the records before it were returned; reading stops there.
+  absl::Status TakeDamage();
 
   std::string base_;
   format::LogLabel label_;
@@ -118,9 +133,11 @@ class ArchiveReader {
   size_t next_volume_ = 0;
   // The current volume: scanner_ walks buffer_[0, filled_), the file's
   // bytes from offset buffer_offset_; at_end_ once they run to the end of
-  // the file. A compressed volume is in buffer_ whole (no fd).
+  // the stream (a compressed volume is decompressed as it is read).
   std::string volume_path_;
-  FileDescriptor volume_fd_;
+  std::unique_ptr<ReadStream> volume_;
+  bool volume_compressed_ = false;
+  absl::Status damage_;
   std::vector<uint8_t> buffer_;
   uint64_t buffer_offset_ = 0;
   size_t filled_ = 0;

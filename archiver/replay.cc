@@ -33,10 +33,8 @@ std::vector<std::string> ExpandNames(const std::vector<std::string>& names) {
       std::vector<std::string> found;
       if (DIR* d = ::opendir(n.c_str())) {
         while (struct dirent* e = ::readdir(d)) {
-          absl::string_view f = e->d_name;
-          if (absl::EndsWith(f, ".meta")) {
-            found.push_back(absl::StrCat(n, "/", f.substr(0, f.size() - 5)));
-          }
+          const std::string base = MetaFileBase(e->d_name);
+          if (!base.empty()) found.push_back(absl::StrCat(n, "/", base));
         }
         ::closedir(d);
       }
@@ -359,7 +357,7 @@ absl::StatusOr<Timeline> ReadTimeline(const std::vector<std::string>& names,
     const absl::Status failed = loader.Load(r);
     for (const std::string& w : r.warnings()) t.problems.push_back(w);
     if (!failed.ok()) {
-      t.problems.push_back(absl::StrCat(o.name, ": damaged, read up to the damage: ", failed.message()));
+      t.damaged.push_back(absl::StrCat(o.name, ": damaged, read up to the damage: ", failed.message()));
     }
     t.archives.push_back(r.base());
   }
@@ -478,6 +476,7 @@ Timeline HeaderOf(const Timeline& t) {
   out.host = t.host;
   out.archives = t.archives;
   out.problems = t.problems;
+  out.damaged = t.damaged;
   out.descs = t.descs;
   out.desc_of_pmid = t.desc_of_pmid;
   out.help = t.help;

@@ -69,6 +69,10 @@ struct Timeline {
   std::string host;
   std::vector<std::string> archives;  // in time order
   std::vector<std::string> problems;  // skipped archives, torn tails
+  // Archives damaged where they were being read (a bad record, a broken
+  // compressed stream): what came before is in the timeline, the rest is
+  // not. An error, not a warning: replay exits 1 once it has shown the rest.
+  std::vector<std::string> damaged;
   std::vector<format::Desc> descs;    // every metric seen
   std::map<uint32_t, size_t> desc_of_pmid;
   // Help text of the metrics in descs, by PMID: the one-line and the long

@@ -5,17 +5,20 @@
 set -euo pipefail
 
 # libcli11-dev: the command line (header-only CLI11); libjs-dygraphs: the
-# charting library inlined into replay --html's pages.
+# charting library inlined into replay --html's pages; liblzma-dev, libbz2-dev,
+# zlib1g-dev (with libzstd-dev): reading archives PCP's tools compressed (xz,
+# lzma, bzip2, gzip, zstd); gzip decompresses .Z, as libpcp has it do.
 BUILD_PKGS=(bazel-bootstrap g++ libabsl-dev libzstd-dev zstd libgtest-dev googletest libbenchmark-dev
-            libcli11-dev libjs-dygraphs)
+            libcli11-dev libjs-dygraphs liblzma-dev libbz2-dev zlib1g-dev gzip)
 # chromium: tests/cmd/plot_test renders replay --plot's SVG and --html's page headless.
 # xz-utils, liblzma-dev: the xz baseline of bench/compress_bench.
 # man-db, groff-base: tests/cmd/man_test renders docs/mmvlog.1 with man -l.
 # bash-completion: tests/cmd/completion_test sources docs/mmvlog.bash as bash would.
 # strace: tests that check which system calls open files.
+# ncompress: compress(1), to make the .Z archives tests/pcp:compressed_archive_test reads.
 # clang-14, libfuzzer-14-dev: tests/fuzz/run_fuzzers.sh (libFuzzer targets in CI).
 PCP_LIBS=(libpcp3-dev libpcp-mmv1-dev libpcp-import1-dev python3-pcp xz-utils liblzma-dev chromium
-          man-db groff-base bash-completion strace clang-14 libfuzzer-14-dev)
+          man-db groff-base bash-completion strace clang-14 libfuzzer-14-dev ncompress)
 PCP_PKGS=(pcp)
 
 want_pcp=1

@@ -183,8 +183,8 @@ void PrintStats(const Timeline& t, const std::vector<size_t>& rows, bool raw) {
 
 bool IsArchiveArg(const std::string& a) {
   struct stat st;
-  return ::stat(a.c_str(), &st) == 0 || ::stat((a + ".meta").c_str(), &st) == 0 ||
-         ::stat((a + ".0").c_str(), &st) == 0;
+  return ::stat(a.c_str(), &st) == 0 || archiver::ArchiveFileExists(a, ".meta") ||
+         archiver::ArchiveFileExists(a, ".0");
 }
 
 struct ReplayFlags {
@@ -315,7 +315,8 @@ absl::StatusOr<absl::TimeZone> ArchiveZone(const std::string& name) {
     std::vector<std::string> metas;
     if (DIR* d = ::opendir(name.c_str())) {
       while (dirent* e = ::readdir(d)) {
-        if (absl::EndsWith(e->d_name, ".meta")) metas.push_back(absl::StrCat(name, "/", e->d_name));
+        const std::string base = archiver::MetaFileBase(e->d_name);
+        if (!base.empty()) metas.push_back(absl::StrCat(name, "/", base));
       }
       ::closedir(d);
     }
@@ -328,7 +329,17 @@ absl::StatusOr<absl::TimeZone> ArchiveZone(const std::string& name) {
   return LoadPcpTimeZone(label.zoneinfo.empty() ? label.timezone : label.zoneinfo);
 }
 
+int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged);
+
+// Damage met while reading is reported with what came before it, then the
+// exit status says so (1), as for any run-time failure.
 int RunReplay(const ReplayFlags& f, const Invocation& inv) {
+  bool damaged = false;
+  const int rc = RunReplayShowing(f, inv, &damaged);
+  return rc == kExitOk && damaged ? kExitFailure : rc;
+}
+
+int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged) {
   if (!inv.command.empty()) return UsageError("replay", "takes no command after --");
   std::vector<std::string> archives = f.archives, metrics;
   for (const std::string& a : f.args) (IsArchiveArg(a) ? archives : metrics).push_back(a);
@@ -375,6 +386,8 @@ int RunReplay(const ReplayFlags& f, const Invocation& inv) {
     return kExitFailure;
   }
   for (const std::string& p : t->problems) std::fprintf(stderr, "mmvlog replay: warning: %s\n", p.c_str());
+  for (const std::string& p : t->damaged) std::fprintf(stderr, "mmvlog replay: %s\n", p.c_str());
+  *damaged = !t->damaged.empty();
   if (!metrics.empty() && t->columns.empty()) {
     std::fprintf(stderr, "mmvlog replay: no metric matches %s; 'mmvlog replay -a ARCHIVE' lists them\n",
                  absl::StrJoin(metrics, ", ").c_str());

@@ -1,0 +1,410 @@
+#include "archiver/read_stream.h"
+
+#include <bzlib.h>
+#include <fcntl.h>
+#include <lzma.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include <cerrno>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "archiver/posix_file.h"
+
+extern char** environ;
+
+namespace mmvlog::archiver {
+namespace {
+
+constexpr size_t kInputChunk = 64 << 10;
+
+class PlainStream : public ReadStream {
+ public:
+  PlainStream(std::string path, FileDescriptor fd) : ReadStream(std::move(path)), fd_(std::move(fd)) {}
+  absl::StatusOr<size_t> Read(std::span<uint8_t> out) override {
+    absl::StatusOr<size_t> n = ReadAt(fd_.get(), position_, out, path_);
+    if (n.ok()) position_ += *n;
+    return n;
+  }
+
+ private:
+  FileDescriptor fd_;
+};
+
+// The input side every decoder shares: the compressed file in chunks.
+class CompressedStream : public ReadStream {
+ protected:
+  CompressedStream(std::string path, FileDescriptor fd, const char* codec)
+      : ReadStream(std::move(path)), fd_(std::move(fd)), codec_(codec), in_(kInputChunk) {}
+
+  // Refills in_ when it is used up; false at the end of the file.
+  absl::StatusOr<bool> Fill() {
+    if (in_pos_ < in_len_) return true;
+    if (eof_) return false;
+    absl::StatusOr<size_t> n = ReadAt(fd_.get(), file_pos_, in_, path_);
+    if (!n.ok()) return n.status();
+    file_pos_ += *n;
+    in_pos_ = 0;
+    in_len_ = *n;
+    if (*n < in_.size()) eof_ = true;
+    return in_len_ > 0;
+  }
+  bool input_left() const { return in_pos_ < in_len_ || !eof_; }
+
+  absl::Status Damage(uint64_t at, absl::string_view what) const {
+    return absl::DataLossError(absl::StrCat(path_, ": offset ", at, " in the decompressed stream: ",
+                                            codec_, ": ", what));
+  }
+  // Damage met after `produced` bytes of this Read: those are returned now,
+  // the error by the next Read (so every byte before the damage is read).
+  absl::StatusOr<size_t> Fail(size_t produced, absl::Status error) {
+    done_ = true;
+    if (produced == 0) return error;
+    pending_ = std::move(error);
+    position_ += produced;
+    return produced;
+  }
+  absl::Status pending_;
+
+  FileDescriptor fd_;
+  const char* codec_;
+  std::vector<uint8_t> in_;
+  size_t in_pos_ = 0;
+  size_t in_len_ = 0;
+  uint64_t file_pos_ = 0;
+  bool eof_ = false;
+  bool done_ = false;  // the last stream ended and nothing follows
+};
+
+class XzStream : public CompressedStream {
+ public:
+  XzStream(std::string path, FileDescriptor fd) : CompressedStream(std::move(path), std::move(fd), "xz") {}
+  ~XzStream() override { lzma_end(&strm_); }
+  absl::Status Init() {
+    // xz (concatenated streams, as xz -d) and legacy .lzma alike.
+    if (lzma_auto_decoder(&strm_, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK) {
+      return absl::ResourceExhaustedError(absl::StrCat(path_, ": xz: cannot start a decoder"));
+    }
+    return absl::OkStatus();
+  }
+  absl::StatusOr<size_t> Read(std::span<uint8_t> out) override {
+    if (!pending_.ok()) return std::exchange(pending_, absl::OkStatus());
+    if (done_ || out.empty()) return 0;
+    strm_.next_out = out.data();
+    strm_.avail_out = out.size();
+    while (strm_.avail_out > 0) {
+      absl::StatusOr<bool> more = Fill();
+      if (!more.ok()) return more.status();
+      strm_.next_in = in_.data() + in_pos_;
+      strm_.avail_in = in_len_ - in_pos_;
+      const size_t before_out = strm_.avail_out, before_in = strm_.avail_in;
+      const lzma_ret ret = lzma_code(&strm_, *more ? LZMA_RUN : LZMA_FINISH);
+      in_pos_ = in_len_ - strm_.avail_in;
+      const uint64_t at = position_ + (out.size() - strm_.avail_out);
+      if (ret == LZMA_STREAM_END) {
+        done_ = true;
+        break;
+      }
+      if (ret != LZMA_OK) {
+        return Fail(out.size() - strm_.avail_out, Damage(at, ret == LZMA_FORMAT_ERROR ? "not in the .xz or .lzma format"
+                          : ret == LZMA_DATA_ERROR ? "compressed data is corrupt"
+                          : ret == LZMA_BUF_ERROR  ? "compressed data is truncated"
+                          : ret == LZMA_MEM_ERROR  ? "out of memory"
+                                                   : "unsupported options"));
+      }
+      if (!*more && before_out == strm_.avail_out && before_in == strm_.avail_in) {
+        return Fail(out.size() - strm_.avail_out, Damage(at, "compressed data is truncated"));
+      }
+    }
+    const size_t n = out.size() - strm_.avail_out;
+    position_ += n;
+    return n;
+  }
+
+ private:
+  lzma_stream strm_ = LZMA_STREAM_INIT;
+};
+
+class GzipStream : public CompressedStream {
+ public:
+  GzipStream(std::string path, FileDescriptor fd) : CompressedStream(std::move(path), std::move(fd), "gzip") {}
+  ~GzipStream() override {
+    if (started_) inflateEnd(&z_);
+  }
+  absl::Status Init() {
+    z_ = {};
+    if (inflateInit2(&z_, 15 + 32) != Z_OK) {  // gzip or zlib header
+      return absl::ResourceExhaustedError(absl::StrCat(path_, ": gzip: cannot start a decoder"));
+    }
+    started_ = true;
+    return absl::OkStatus();
+  }
+  absl::StatusOr<size_t> Read(std::span<uint8_t> out) override {
+    if (!pending_.ok()) return std::exchange(pending_, absl::OkStatus());
+    if (done_ || out.empty()) return 0;
+    z_.next_out = out.data();
+    z_.avail_out = static_cast<uInt>(std::min<size_t>(out.size(), 1u << 30));
+    const size_t want = z_.avail_out;
+    while (z_.avail_out > 0) {
+      absl::StatusOr<bool> more = Fill();
+      if (!more.ok()) return more.status();
+      const uint64_t at = position_ + (want - z_.avail_out);
+      if (!*more) {
+        if (member_started_) return Fail(want - z_.avail_out, Damage(at, "compressed data is truncated"));
+        done_ = true;  // the end, between members
+        break;
+      }
+      z_.next_in = in_.data() + in_pos_;
+      z_.avail_in = static_cast<uInt>(in_len_ - in_pos_);
+      member_started_ = true;
+      const int ret = inflate(&z_, Z_NO_FLUSH);
+      in_pos_ = in_len_ - z_.avail_in;
+      if (ret == Z_STREAM_END) {
+        // Another member may follow (gzip -d reads them all).
+        member_started_ = false;
+        inflateReset(&z_);
+        continue;
+      }
+      if (ret != Z_OK && ret != Z_BUF_ERROR) {
+        const uint64_t bad = position_ + (want - z_.avail_out);
+        return Fail(want - z_.avail_out,
+                    Damage(bad, ret == Z_DATA_ERROR
+                                    ? absl::StrCat("corrupt data (", z_.msg ? z_.msg : "?", ")")
+                                    : "out of memory"));
+      }
+    }
+    const size_t n = want - z_.avail_out;
+    position_ += n;
+    return n;
+  }
+
+ private:
+  z_stream z_{};
+  bool started_ = false;
+  bool member_started_ = false;
+};
+
+class Bzip2Stream : public CompressedStream {
+ public:
+  Bzip2Stream(std::string path, FileDescriptor fd) : CompressedStream(std::move(path), std::move(fd), "bzip2") {}
+  ~Bzip2Stream() override {
+    if (started_) BZ2_bzDecompressEnd(&b_);
+  }
+  absl::Status Init() {
+    b_ = {};
+    if (BZ2_bzDecompressInit(&b_, 0, 0) != BZ_OK) {
+      return absl::ResourceExhaustedError(absl::StrCat(path_, ": bzip2: cannot start a decoder"));
+    }
+    started_ = true;
+    return absl::OkStatus();
+  }
+  absl::StatusOr<size_t> Read(std::span<uint8_t> out) override {
+    if (!pending_.ok()) return std::exchange(pending_, absl::OkStatus());
+    if (done_ || out.empty()) return 0;
+    b_.next_out = reinterpret_cast<char*>(out.data());
+    b_.avail_out = static_cast<unsigned>(std::min<size_t>(out.size(), 1u << 30));
+    const size_t want = b_.avail_out;
+    while (b_.avail_out > 0) {
+      absl::StatusOr<bool> more = Fill();
+      if (!more.ok()) return more.status();
+      const uint64_t at = position_ + (want - b_.avail_out);
+      if (!*more) {
+        if (stream_started_) return Fail(want - b_.avail_out, Damage(at, "compressed data is truncated"));
+        done_ = true;
+        break;
+      }
+      b_.next_in = reinterpret_cast<char*>(in_.data() + in_pos_);
+      b_.avail_in = static_cast<unsigned>(in_len_ - in_pos_);
+      stream_started_ = true;
+      const int ret = BZ2_bzDecompress(&b_);
+      in_pos_ = in_len_ - b_.avail_in;
+      if (ret == BZ_STREAM_END) {
+        // Concatenated streams (pbzip2, bzip2 of appended files): a fresh
+        // decoder goes on into the same output.
+        const size_t produced = want - b_.avail_out;
+        BZ2_bzDecompressEnd(&b_);
+        started_ = false;
+        stream_started_ = false;
+        if (absl::Status st = Init(); !st.ok()) return st;
+        b_.next_out = reinterpret_cast<char*>(out.data() + produced);
+        b_.avail_out = static_cast<unsigned>(want - produced);
+        continue;
+      }
+      if (ret != BZ_OK) {
+        const uint64_t bad = position_ + (want - b_.avail_out);
+        return Fail(want - b_.avail_out,
+                    Damage(bad, ret == BZ_DATA_ERROR         ? "data integrity (CRC) error"
+                                : ret == BZ_DATA_ERROR_MAGIC ? "not bzip2 data"
+                                                             : "out of memory"));
+      }
+    }
+    const size_t n = want - b_.avail_out;
+    position_ += n;
+    return n;
+  }
+
+ private:
+  bz_stream b_{};
+  bool started_ = false;
+  bool stream_started_ = false;
+};
+
+class ZstdStream : public CompressedStream {
+ public:
+  ZstdStream(std::string path, FileDescriptor fd) : CompressedStream(std::move(path), std::move(fd), "zstd") {}
+  ~ZstdStream() override { ZSTD_freeDCtx(ctx_); }
+  absl::Status Init() {
+    ctx_ = ZSTD_createDCtx();
+    if (ctx_ == nullptr) return absl::ResourceExhaustedError(absl::StrCat(path_, ": zstd: cannot start a decoder"));
+    return absl::OkStatus();
+  }
+  absl::StatusOr<size_t> Read(std::span<uint8_t> out) override {
+    if (!pending_.ok()) return std::exchange(pending_, absl::OkStatus());
+    if (done_ || out.empty()) return 0;
+    ZSTD_outBuffer o{out.data(), out.size(), 0};
+    while (o.pos < o.size) {
+      absl::StatusOr<bool> more = Fill();
+      if (!more.ok()) return more.status();
+      const uint64_t at = position_ + o.pos;
+      if (!*more) {
+        if (frame_open_) return Fail(o.pos, Damage(at, "compressed data is truncated"));
+        done_ = true;
+        break;
+      }
+      ZSTD_inBuffer i{in_.data(), in_len_, in_pos_};
+      const size_t before = o.pos;
+      const size_t ret = ZSTD_decompressStream(ctx_, &o, &i);
+      in_pos_ = i.pos;
+      if (ZSTD_isError(ret)) return Fail(o.pos, Damage(position_ + o.pos, ZSTD_getErrorName(ret)));
+      // 0: a frame is complete (another may follow); otherwise more to come.
+      frame_open_ = ret != 0;
+      if (o.pos == before && i.pos == in_len_ && !frame_open_) continue;
+    }
+    position_ += o.pos;
+    return o.pos;
+  }
+
+ private:
+  ZSTD_DCtx* ctx_ = nullptr;
+  bool frame_open_ = false;
+};
+
+// .Z: `gzip -dc FILE`, read from a pipe, as libpcp does.
+class PipeStream : public ReadStream {
+ public:
+  explicit PipeStream(std::string path) : ReadStream(std::move(path)) {}
+  ~PipeStream() override {
+    if (fd_ >= 0) ::close(fd_);
+    if (pid_ > 0) {
+      ::kill(pid_, SIGTERM);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+  absl::Status Start() {
+    int p[2];
+    if (::pipe2(p, O_CLOEXEC) != 0) return absl::ErrnoToStatus(errno, "pipe");
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    std::string arg_path = path_;
+    char* argv[] = {const_cast<char*>("gzip"), const_cast<char*>("-dc"), const_cast<char*>("--"),
+                    arg_path.data(), nullptr};
+    const int err = posix_spawnp(&pid_, "gzip", &fa, nullptr, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    ::close(p[1]);
+    if (err != 0) {
+      ::close(p[0]);
+      pid_ = -1;
+      return absl::ErrnoToStatus(err, absl::StrCat(path_, ": cannot run gzip -dc"));
+    }
+    fd_ = p[0];
+    return absl::OkStatus();
+  }
+  absl::StatusOr<size_t> Read(std::span<uint8_t> out) override {
+    size_t done = 0;
+    while (done < out.size() && fd_ >= 0) {
+      const ssize_t n = ::read(fd_, out.data() + done, out.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return absl::ErrnoToStatus(errno, absl::StrCat("read gzip -dc ", path_));
+      if (n == 0) {
+        ::close(fd_);
+        fd_ = -1;
+        int status = 0;
+        ::waitpid(pid_, &status, 0);
+        pid_ = -1;
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+          return absl::DataLossError(absl::StrCat(
+              path_, ": offset ", position_ + done, " in the decompressed stream: gzip -dc failed (",
+              WIFEXITED(status) ? absl::StrCat("exit ", WEXITSTATUS(status)) : "killed", ")"));
+        }
+        break;
+      }
+      done += static_cast<size_t>(n);
+    }
+    position_ += done;
+    return done;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int fd_ = -1;
+};
+
+template <typename T>
+absl::StatusOr<std::unique_ptr<ReadStream>> Make(const std::string& path, FileDescriptor fd) {
+  auto s = std::make_unique<T>(path, std::move(fd));
+  if (absl::Status st = s->Init(); !st.ok()) return st;
+  return std::unique_ptr<ReadStream>(std::move(s));
+}
+
+}  // namespace
+
+absl::string_view CompressionSuffix(absl::string_view name) {
+  for (absl::string_view s : {".xz", ".lzma", ".bz2", ".bz", ".gz", ".z", ".Z", ".zst"}) {
+    if (absl::EndsWith(name, s)) return name.substr(name.size() - s.size());
+  }
+  return {};
+}
+
+absl::StatusOr<std::unique_ptr<ReadStream>> OpenReadStream(const std::string& path) {
+  const absl::string_view suffix = CompressionSuffix(path);
+  if (suffix == ".Z") {
+    if (::access(path.c_str(), R_OK) != 0) return absl::ErrnoToStatus(errno, path);
+    auto s = std::make_unique<PipeStream>(path);
+    if (absl::Status st = s->Start(); !st.ok()) return st;
+    return std::unique_ptr<ReadStream>(std::move(s));
+  }
+  absl::StatusOr<FileDescriptor> fd = OpenForRead(path);
+  if (!fd.ok()) return fd.status();
+  if (suffix == ".xz" || suffix == ".lzma") return Make<XzStream>(path, std::move(*fd));
+  if (suffix == ".gz" || suffix == ".z") return Make<GzipStream>(path, std::move(*fd));
+  if (suffix == ".bz2" || suffix == ".bz") return Make<Bzip2Stream>(path, std::move(*fd));
+  if (suffix == ".zst") return Make<ZstdStream>(path, std::move(*fd));
+  return std::unique_ptr<ReadStream>(std::make_unique<PlainStream>(path, std::move(*fd)));
+}
+
+absl::StatusOr<std::vector<uint8_t>> ReadWholeStream(ReadStream& in) {
+  std::vector<uint8_t> out;
+  size_t done = 0;
+  for (;;) {
+    out.resize(done + (1 << 20));
+    absl::StatusOr<size_t> n = in.Read(std::span<uint8_t>(out).subspan(done));
+    if (!n.ok()) return n.status();
+    done += *n;
+    if (*n == 0) break;
+  }
+  out.resize(done);
+  return out;
+}
+
+}  // namespace mmvlog::archiver
