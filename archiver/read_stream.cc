@@ -25,6 +25,7 @@ namespace mmvlog::archiver {
 namespace {
 
 constexpr size_t kInputChunk = 64 << 10;
+constexpr uint64_t kXzMemLimit = 256 << 20;
 
 class PlainStream : public ReadStream {
  public:
@@ -84,13 +85,27 @@ class CompressedStream : public ReadStream {
   bool done_ = false;  // the last stream ended and nothing follows
 };
 
+std::string XzError(lzma_ret ret) {
+  switch (ret) {
+    case LZMA_FORMAT_ERROR: return "not in the .xz or .lzma format";
+    case LZMA_DATA_ERROR: return "compressed data is corrupt";
+    case LZMA_BUF_ERROR: return "compressed data is truncated";
+    case LZMA_MEM_ERROR: return "out of memory";
+    case LZMA_MEMLIMIT_ERROR:
+      return absl::StrCat("needs more than ", kXzMemLimit >> 20, " MiB of memory to decompress");
+    default: return absl::StrCat("unsupported options (lzma error ", static_cast<int>(ret), ")");
+  }
+}
+
 class XzStream : public CompressedStream {
  public:
   XzStream(std::string path, FileDescriptor fd) : CompressedStream(std::move(path), std::move(fd), "xz") {}
   ~XzStream() override { lzma_end(&strm_); }
   absl::Status Init() {
-    // xz (concatenated streams, as xz -d) and legacy .lzma alike.
-    if (lzma_auto_decoder(&strm_, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK) {
+    // xz (concatenated streams, as xz -d) and legacy .lzma alike. A header
+    // may claim a dictionary of gigabytes: xz -9 needs 65 MiB, so more than
+    // kXzMemLimit is refused rather than allocated (found by fuzzing).
+    if (lzma_auto_decoder(&strm_, kXzMemLimit, LZMA_CONCATENATED) != LZMA_OK) {
       return absl::ResourceExhaustedError(absl::StrCat(path_, ": xz: cannot start a decoder"));
     }
     return absl::OkStatus();
@@ -114,11 +129,7 @@ class XzStream : public CompressedStream {
         break;
       }
       if (ret != LZMA_OK) {
-        return Fail(out.size() - strm_.avail_out, Damage(at, ret == LZMA_FORMAT_ERROR ? "not in the .xz or .lzma format"
-                          : ret == LZMA_DATA_ERROR ? "compressed data is corrupt"
-                          : ret == LZMA_BUF_ERROR  ? "compressed data is truncated"
-                          : ret == LZMA_MEM_ERROR  ? "out of memory"
-                                                   : "unsupported options"));
+        return Fail(out.size() - strm_.avail_out, Damage(at, XzError(ret)));
       }
       if (!*more && before_out == strm_.avail_out && before_in == strm_.avail_in) {
         return Fail(out.size() - strm_.avail_out, Damage(at, "compressed data is truncated"));

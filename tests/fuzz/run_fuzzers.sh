@@ -16,12 +16,13 @@ declare -A CORPUS=(
   [mmv_fuzz]=mmv [archive_label_fuzz]=archive_label [archive_meta_fuzz]=archive_meta
   [archive_index_fuzz]=archive_index [archive_result_fuzz]=archive_result
   [archive_framing_fuzz]=archive_framing [user_text_fuzz]=user_text
-  [logger_config_fuzz]=logger_config
+  [logger_config_fuzz]=logger_config [read_stream_fuzz]=read_stream
 )
 # Sources beyond format/ that a target needs (pure ones only).
-declare -A EXTRA=([logger_config_fuzz]=archiver/log_plan.cc)
+declare -A EXTRA=([logger_config_fuzz]=archiver/log_plan.cc
+  [read_stream_fuzz]="archiver/read_stream.cc archiver/posix_file.cc -llzma -lbz2 -lz -lzstd")
 TARGETS=(archive_framing_fuzz archive_index_fuzz archive_label_fuzz archive_meta_fuzz
-         archive_result_fuzz logger_config_fuzz mmv_fuzz user_text_fuzz)
+         archive_result_fuzz logger_config_fuzz mmv_fuzz read_stream_fuzz user_text_fuzz)
 LIBS=$(pkg-config --libs absl_statusor absl_strings absl_time absl_str_format absl_flat_hash_map absl_flat_hash_set absl_hash absl_raw_hash_set)
 FLAGS=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fno-sanitize-recover=all -I.
        -Wno-unused-command-line-argument)
