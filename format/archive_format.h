@@ -45,6 +45,10 @@ inline constexpr size_t kValueBlockHeader = 4;        // type:8, length:24
 // pmValueSet value formats.
 inline constexpr int32_t kValInsitu = 0;  // 32-bit value in the pmValue
 inline constexpr int32_t kValDptr = 1;    // pmValueBlock later in the record
+// PM_VAL_SPTR: a static pmValueBlock in the writer's memory; on disk the same
+// as DPTR (libpcp encodes both as an offset), as aggregates and event
+// records from some agents are logged.
+inline constexpr int32_t kValSptr = 2;
 
 // A PM_VAL_DPTR value holds the position of its pmValueBlock in 32-bit words,
 // counted as if the record began with PCP's 12-byte in-memory PDU header,

@@ -221,7 +221,7 @@ absl::Status DecodeResultInto(int version, std::span<const uint8_t> payload,
     const uint64_t valfmt_at = r.offset();
     set.valfmt = r.ReadBigI32();
     if (!r.ok()) return AsDataLoss(r.status());
-    if (set.valfmt != kValInsitu && set.valfmt != kValDptr) {
+    if (set.valfmt != kValInsitu && set.valfmt != kValDptr && set.valfmt != kValSptr) {
       return DataLossAt(valfmt_at, absl::StrCat("pmid ", set.pmid,
                                                 ": bad valfmt ", set.valfmt));
     }
@@ -262,7 +262,7 @@ absl::Status DecodeResultInto(int version, std::span<const uint8_t> payload,
     const uint8_t* const data = payload.data();
     const size_t size = payload.size();
     for (DecodedValueSet& set : out->sets) {
-      if (set.numval <= 0 || set.valfmt != kValDptr) continue;
+      if (set.numval <= 0 || set.valfmt == kValInsitu) continue;
       for (DecodedValue& v : set.values) {
         const uint8_t* word_at = v.block.data() + 4;
         const uint32_t word = LoadBig32(word_at);
@@ -340,7 +340,7 @@ absl::StatusOr<ResultValue> ValueFromDecoded(const DecodedValue& v,
             "instance ", v.inst, ": type ", type, " value stored INSITU"));
     }
   }
-  if (valfmt != kValDptr) {
+  if (valfmt != kValDptr && valfmt != kValSptr) {
     return absl::InvalidArgumentError(
         absl::StrCat("instance ", v.inst, ": bad valfmt ", valfmt));
   }

@@ -496,9 +496,32 @@ TEST(DecodeResult, HugeNumvalIsDataLoss) {
 
 TEST(DecodeResult, BadValfmtIsDataLoss) {
   std::vector<uint8_t> p = PayloadOf(3, SevenTypes());
-  StoreBig32(p.data() + 16 + 8, 2);
+  StoreBig32(p.data() + 16 + 8, 3);
   EXPECT_THAT(DecodeResult(3, p, kRecordAt),
-              IsDataLossAt(kPayloadAt + 24, "bad valfmt 2"));
+              IsDataLossAt(kPayloadAt + 24, "bad valfmt 3"));
+}
+
+// PM_VAL_SPTR (aggregates and events from some agents) is laid out on disk
+// as DPTR is: the same record with the third set's valfmt 2 decodes to the
+// same values.
+TEST(DecodeResult, SptrReadsAsDptr) {
+  const Result seven = SevenTypes();
+  for (int version : {2, 3}) {
+    std::vector<uint8_t> p = PayloadOf(version, seven);
+    const size_t stamp = version == 3 ? 16 : 12;  // timestamp and numpmid
+    const size_t valfmt_at = stamp + 2 * 20 + 8;   // third set: the first DPTR one
+    ASSERT_EQ(LoadBig32(p.data() + valfmt_at), static_cast<uint32_t>(kValDptr));
+    StoreBig32(p.data() + valfmt_at, kValSptr);
+    absl::StatusOr<DecodedResult> got = DecodeResult(version, p, kRecordAt);
+    ASSERT_TRUE(got.ok()) << got.status();
+    ASSERT_EQ(got->sets.size(), seven.sets.size());
+    EXPECT_EQ(got->sets[2].valfmt, kValSptr);
+    for (size_t i = 0; i < seven.sets.size(); ++i) {
+      absl::StatusOr<ValueSet> set = ValueSetFromDecoded(got->sets[i], seven.sets[i].type);
+      ASSERT_TRUE(set.ok()) << set.status();
+      EXPECT_EQ(*set, seven.sets[i]) << "v" << version << " set " << i;
+    }
+  }
 }
 
 // In SevenTypes v3, payload byte 16 + 2*20 + 16 holds the first DPTR word.
@@ -627,7 +650,7 @@ TEST(ValueFromDecoded, ChecksFormatTypeAndSize) {
       {{1, 0, kTypeString, no_nul}, kValDptr, kTypeString, "not NUL terminated"},
       {{1, 0, kTypeString, {}}, kValDptr, kTypeString, "not NUL terminated"},
       {{1, 0, kTypeString, four}, kValDptr, kTypeAggregate, "value block of type 6"},
-      {{1, 5, 0, {}}, 2, kType32, "bad valfmt 2"},
+      {{1, 5, 0, {}}, 3, kType32, "bad valfmt 3"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
