@@ -184,6 +184,11 @@ absl::StatusOr<MappedFile> MmvMapper::Map(const std::string& name,
         out.warnings.push_back(absl::StrCat(full, ": type NOSUPPORT, not exported"));
         continue;
       }
+      if (m.duplicate_item) {
+        out.warnings.push_back(absl::StrCat(full, ": item ", m.item,
+                                            " is an earlier metric's; ignored, as PCP does"));
+        continue;
+      }
       if (m.item > format::kMmvMaxItem) {
         out.warnings.push_back(absl::StrCat(full, ": item ", m.item,
                                             " does not fit a PMID (max 1023)"));

@@ -358,10 +358,8 @@ absl::Status Parser::ParseMetrics(const MmvSection& s) {
                                          ": unknown semantics ", sem));
     }
     m.semantics = sem;
-    if (!items.insert(m.item).second) {  // M20
-      return DataLossAt(at, absl::StrCat("metric ", m.name,
-                                         ": duplicate item ", m.item));
-    }
+    // A second metric with an item is ignored by PCP, not the file.
+    m.duplicate_item = !items.insert(m.item).second;
     m.indom = static_cast<uint32_t>(indom);
     // pmdammv treats serial 0 and PM_INDOM_NULL alike: a singular metric.
     if (m.indom != 0 && m.indom != kMmvIndomNull) {
@@ -574,18 +572,21 @@ absl::StatusOr<std::string> ReadMmvString(std::span<const uint8_t> bytes,
                                           uint64_t referrer) {
   const uint64_t begin = file.strings_offset;
   const uint64_t end = begin + file.strings_size;
+  // Anywhere inside the section, as PCP's MMV agent reads them: libpcp_mmv
+  // puts strings on 256-byte slots, other writers need not.
   if (file.strings_size == 0 || offset < begin || offset >= end ||
-      (offset - begin) % kMmvStringSlotSize != 0 ||
       end > bytes.size()) {  // M14
     return DataLossAt(
         referrer,
         absl::StrCat("string offset ", offset,
                      file.strings_size == 0
                          ? std::string(" but the file has no STRINGS section")
-                         : absl::StrCat(" is not a slot of the STRINGS section [",
+                         : absl::StrCat(" is not inside the STRINGS section [",
                                         begin, ", ", end, ")")));
   }
-  return FixedString(bytes, offset, kMmvStringSlotSize, "string");  // M15
+  return FixedString(bytes, offset,
+                     static_cast<size_t>(std::min<uint64_t>(kMmvStringSlotSize, end - offset)),
+                     "string");  // M15
 }
 
 absl::StatusOr<MmvValue> ReadMmvValue(std::span<const uint8_t> bytes,

@@ -21,13 +21,15 @@
 //   M11 section misaligned (not 8-byte) or inside header/TOC DataLoss
 //   M12 two sections overlap                              DataLoss
 //   M13 LABELS section in a v1/v2 file, or over 255 labels DataLoss
-//   M14 string offset outside the STRINGS section or not on a slot DataLoss
-//   M15 string without a NUL in its slot (or v1 name / label field) DataLoss
+//   M14 string offset outside the STRINGS section          DataLoss
+//       (anywhere inside is read, as PCP does: not only libpcp_mmv's
+//       256-byte slots)
+//   M15 string without a NUL within 256 bytes and the section's end (or
+//       a v1 name / label field without one)              DataLoss
 //   M16 indom's instances outside the INSTANCES section   DataLoss
 //   M17 instance whose indom offset is not its indom      DataLoss
 //   M18 unknown metric type                               DataLoss
 //   M19 unknown semantics                                 DataLoss
-//   M20 duplicate metric item                             DataLoss
 //   M21 duplicate indom serial                            DataLoss
 //   M22 duplicate instance id within an indom             DataLoss
 //   M23 metric names an unknown indom                     DataLoss
@@ -44,7 +46,8 @@
 //       PM_IN_NULL, and no archive may hold one)          DataLoss
 // Deliberately not rules here (pmdammv skips the metric, not the file, so the
 // mapping in archiver/ does the same): item over 1023, more than 1023
-// metrics, names that are not PCP metric names.
+// metrics, names that are not PCP metric names, and (formerly M20) a
+// metric whose item an earlier one has (MmvMetric::duplicate_item).
 #ifndef MMVLOG_FORMAT_MMV_READER_H_
 #define MMVLOG_FORMAT_MMV_READER_H_
 
@@ -100,6 +103,9 @@ struct MmvMetric {
   std::string short_help;
   std::string long_help;
   uint64_t offset = 0;
+  // An earlier metric of the file has the same item: PCP's MMV agent keeps
+  // the first and ignores this one, the rest of the file still exported.
+  bool duplicate_item = false;
 };
 
 struct MmvValueEntry {

@@ -154,6 +154,16 @@ TEST(MmvMappingNames, PrefixOptionIsTheFirstComponent) {
   EXPECT_THAT(Names(*f), ElementsAre("pmproxy.app.x"));
 }
 
+TEST(MmvMappingNames, ALaterMetricWithAnEarlierOnesItemIsSkippedTheRestKept) {
+  MmvMapper mapper;
+  absl::StatusOr<MappedFile> f =
+      MapSpec(mapper, "app", Spec({{"first", 1}, {"second", 1}, {"other", 2}}));
+  ASSERT_OK(f);
+  EXPECT_THAT(Names(*f), ElementsAre("mmv.app.first", "mmv.app.other"));
+  EXPECT_TRUE(AnyWarningHas(*f, "mmv.app.second: item 1 is an earlier metric's"))
+      << ::testing::PrintToString(f->warnings);
+}
+
 TEST(MmvMappingNames, InvalidNamesAreSkippedWithAWarningAndTheRestKept) {
   MmvMapper mapper;
   absl::StatusOr<MappedFile> f =
