@@ -168,8 +168,10 @@ absl::StatusOr<MetaRecord> DecodeDesc(ByteReader& r) {
     }
     std::span<const uint8_t> name = r.ReadBytes(len);
     d.names.emplace_back(name.begin(), name.end());
-    if (HasNul(d.names.back())) {
-      return DataLossAt(at + 4, absl::StrCat("name ", i, " contains NUL"));
+    // libpcp keeps the name as a C string: a NUL inside ends it there, and
+    // every PCP tool shows it so (pmdumplog included). Read it the same way.
+    if (const size_t nul = d.names.back().find('\0'); nul != std::string::npos) {
+      d.names.back().resize(nul);
     }
   }
   if (absl::Status s = r.Finish(); !s.ok()) return s;
