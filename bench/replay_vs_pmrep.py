@@ -46,7 +46,7 @@ PYTHON = "/usr/bin/python3"  # Debian's, with python3-pcp
 
 
 def run_timed(cmd, out_path, env):
-    """Runs cmd with stdout to out_path; returns (wall s, user + sys s)."""
+    """Runs cmd with stdout to out_path; returns (wall s, user + sys s, peak RSS MB)."""
     with open(out_path, "wb") as out, tempfile.TemporaryFile() as err:
         start = time.monotonic()
         p = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
@@ -57,7 +57,7 @@ def run_timed(cmd, out_path, env):
             err.seek(0)
             sys.exit("replay_vs_pmrep: %s failed (%d):\n%s" %
                      (" ".join(cmd), p.returncode, err.read().decode(errors="replace")))
-    return wall, usage.ru_utime + usage.ru_stime
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0
 
 
 def read_csv(path):
@@ -107,6 +107,11 @@ def main():
     ap.add_argument("--samples", type=int, default=20)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--compress", default="none",
+                    help="comma-separated: none, xz, zst, gz, bz2: the archive's volume and "
+                         ".meta compressed so (xz as pmlogcompress: -2 --block-size=10MiB); "
+                         "pmrep is run on what PCP 6.0.3 reads (not .zst)")
+    ap.add_argument("--modes", default="rates,raw")
     args = ap.parse_args()
 
     print("building //cmd:mmvlog //bench:make_archive (-c opt)", file=sys.stderr)
@@ -128,32 +133,56 @@ def main():
               (args.metrics, args.instances, values, args.samples,
                os.path.getsize(archive + ".0") / 1e6, args.runs))
         print("load average before: %s" % " ".join(open("/proc/loadavg").read().split()[:3]))
-        print("%-6s %-8s %10s %10s %12s %10s" % ("mode", "tool", "wall s", "CPU s",
-                                                 "values/s", "out MB"))
+        print("%-5s %-6s %-8s %10s %10s %12s %10s" % ("codec", "mode", "tool", "wall s", "CPU s",
+                                                       "values/s", "out MB"))
+        commands = {"xz": ["xz", "-2", "--block-size=10MiB", "-T1"], "zst": ["zstd", "-q", "--rm"],
+                    "gz": ["gzip"], "bz2": ["bzip2"]}
         ratios = []
-        for mode, ours_flags, their_flags in (("rates", [], []), ("raw", ["--raw"], ["-r"])):
-            ours = [mmvlog, "replay", "--csv"] + ours_flags + [archive, "bench"]
-            theirs = [PYTHON, PMREP, "-a", archive, "-o", "csv", "-u"] + their_flags + ["bench"]
-            out_ours = os.path.join(work, "mmvlog.%s.csv" % mode)
-            out_theirs = os.path.join(work, "pmrep.%s.csv" % mode)
-            times = {"mmvlog": [], "pmrep": []}
-            for _ in range(args.runs):
-                times["mmvlog"].append(run_timed(ours, out_ours, env))
-                times["pmrep"].append(run_timed(theirs, out_theirs, env))
-            rows, cols, compared = check_agree(out_ours, out_theirs, mode == "raw")
-            med = {}
-            for tool, out in (("mmvlog", out_ours), ("pmrep", out_theirs)):
-                wall = statistics.median(t[0] for t in times[tool])
-                cpu = statistics.median(t[1] for t in times[tool])
-                med[tool] = (wall, cpu)
-                print("%-6s %-8s %10.3f %10.3f %12.3g %10.1f" %
-                      (mode, tool, wall, cpu, rows * cols / wall, os.path.getsize(out) / 1e6))
-            ratios.append((mode, med["pmrep"][0] / med["mmvlog"][0],
-                           med["pmrep"][1] / med["mmvlog"][1], rows, cols, compared))
+        for codec in args.compress.split(","):
+            base = archive
+            if codec != "none":
+                d = os.path.join(work, codec)
+                os.makedirs(d)
+                for ext in (".0", ".meta", ".index"):
+                    shutil.copy(archive + ext, d)
+                base = os.path.join(d, "a")
+                for ext in (".0", ".meta"):
+                    subprocess.run(commands[codec] + [base + ext], check=True)
+                print("%s: volume %.1f MB compressed" % (
+                    codec, os.path.getsize(base + ".0." + codec) / 1e6))
+            pmrep_reads = codec in ("none", "xz", "gz", "bz2")
+            for mode, ours_flags, their_flags in (("rates", [], []), ("raw", ["--raw"], ["-r"])):
+                if mode not in args.modes.split(","):
+                    continue
+                ours = [mmvlog, "replay", "--csv"] + ours_flags + [base, "bench"]
+                # pmrep on the plain archive where PCP 6.0.3 cannot read the codec.
+                theirs_base = base if pmrep_reads else archive
+                theirs = [PYTHON, PMREP, "-a", theirs_base, "-o", "csv", "-u"] + their_flags + ["bench"]
+                out_ours = os.path.join(work, "mmvlog.%s.%s.csv" % (codec, mode))
+                out_theirs = os.path.join(work, "pmrep.%s.%s.csv" % (codec, mode))
+                times = {"mmvlog": [], "pmrep": []}
+                for _ in range(args.runs):
+                    times["mmvlog"].append(run_timed(ours, out_ours, env))
+                    times["pmrep"].append(run_timed(theirs, out_theirs, env))
+                rows, cols, compared = check_agree(out_ours, out_theirs, mode == "raw")
+                med = {}
+                for tool, out in (("mmvlog", out_ours), ("pmrep", out_theirs)):
+                    wall = statistics.median(t[0] for t in times[tool])
+                    cpu = statistics.median(t[1] for t in times[tool])
+                    rss = max(t[2] for t in times[tool])
+                    med[tool] = (wall, cpu)
+                    print("%-5s %-6s %-8s %10.3f %10.3f %12.3g %10.1f  peak RSS %.0f MB%s" %
+                          (codec, mode, tool, wall, cpu, rows * cols / wall,
+                           os.path.getsize(out) / 1e6, rss,
+                           "" if tool == "mmvlog" or pmrep_reads else " (plain archive)"))
+                ratios.append((codec, mode, med["pmrep"][0] / med["mmvlog"][0],
+                               med["pmrep"][1] / med["mmvlog"][1], rows, cols, compared))
+                for f in (out_ours, out_theirs):
+                    os.unlink(f)
         print("load average after: %s" % " ".join(open("/proc/loadavg").read().split()[:3]))
-        for mode, wall, cpu, rows, cols, compared in ratios:
-            print("%s: pmrep / mmvlog = %.1fx wall, %.1fx CPU (outputs agree: %d rows x %d "
-                  "columns, %d cells compared)" % (mode, wall, cpu, rows, cols, compared))
+        for codec, mode, wall, cpu, rows, cols, compared in ratios:
+            print("%s %s: pmrep / mmvlog = %.1fx wall, %.1fx CPU (outputs agree: %d rows x %d "
+                  "columns, %d cells compared)" % (codec, mode, wall, cpu, rows, cols, compared))
     finally:
         if args.keep:
             print("kept %s" % work, file=sys.stderr)

@@ -55,7 +55,7 @@ inline bool FixedValueFromDecoded(const DecodedValue& v, int32_t valfmt,
         return false;
     }
   }
-  if (valfmt != kValDptr || IsInsituType(type) ||
+  if ((valfmt != kValDptr && valfmt != kValSptr) || IsInsituType(type) ||
       v.block_type != static_cast<uint32_t>(type)) {
     return false;
   }
