@@ -87,14 +87,24 @@ void MmvMapper::Seed(const std::vector<format::Desc>& descs) {
 
 absl::StatusOr<uint32_t> MmvMapper::ClusterFor(const std::string& name,
                                                int32_t requested,
-                                               std::optional<uint32_t> seeded) {
+                                               std::optional<uint32_t> seeded, bool noprefix,
+                                               bool* shared) {
   if (requested < 0 || requested > format::kMmvMaxCluster) {
     return absl::InvalidArgumentError(absl::StrCat(
         "cluster ", requested, " in the header is outside 0..",
         format::kMmvMaxCluster, " (pmdammv rejects the file too)"));
   }
   if (auto it = cluster_of_file_.find(name); it != cluster_of_file_.end()) {
+    auto owner = file_of_cluster_.find(it->second);
+    *shared = owner != file_of_cluster_.end() && owner->second != name;
     return it->second;  // stable for the life of the archive
+  }
+  if (noprefix && requested > 0 &&
+      noprefix_clusters_.contains(static_cast<uint32_t>(requested))) {
+    // pmdammv's shared cluster: one namespace, instances merged.
+    cluster_of_file_[name] = static_cast<uint32_t>(requested);
+    *shared = true;
+    return static_cast<uint32_t>(requested);
   }
   if (seeded) {
     // The archive being continued already holds this file's metrics.
@@ -102,6 +112,7 @@ absl::StatusOr<uint32_t> MmvMapper::ClusterFor(const std::string& name,
     if (owner == file_of_cluster_.end() || owner->second.empty() || owner->second == name) {
       cluster_of_file_[name] = *seeded;
       file_of_cluster_[*seeded] = name;
+      if (noprefix) noprefix_clusters_.insert(*seeded);
       return *seeded;
     }
   }
@@ -124,14 +135,18 @@ absl::StatusOr<uint32_t> MmvMapper::ClusterFor(const std::string& name,
   }
   cluster_of_file_[name] = cluster;
   file_of_cluster_[cluster] = name;
+  // Only a cluster the file asked for can be shared: an automatic one is
+  // no number another file could name.
+  if (noprefix && cluster == static_cast<uint32_t>(requested)) noprefix_clusters_.insert(cluster);
   return cluster;
 }
 
 absl::StatusOr<MappedFile> MmvMapper::Map(const std::string& name,
                                           std::shared_ptr<const MmvFile> mmv) {
   const MmvFile& f = *mmv;
+  const bool noprefix = (f.header.flags & format::kMmvFlagNoPrefix) != 0;
   const std::string prefix =
-      (f.header.flags & format::kMmvFlagNoPrefix)
+      noprefix
           ? absl::StrCat(options_.prefix, ".")
           : absl::StrCat(options_.prefix, ".", name, ".");
   std::optional<uint32_t> seeded;
@@ -142,12 +157,14 @@ absl::StatusOr<MappedFile> MmvMapper::Map(const std::string& name,
       break;
     }
   }
-  absl::StatusOr<uint32_t> cluster = ClusterFor(name, f.header.cluster, seeded);
+  bool shared = false;
+  absl::StatusOr<uint32_t> cluster = ClusterFor(name, f.header.cluster, seeded, noprefix, &shared);
   if (!cluster.ok()) return cluster.status();
   MappedFile out;
   out.name = name;
   out.mmv = mmv;
   out.cluster = *cluster;
+  out.shares_cluster = shared;
   out.sentinel = (f.header.flags & format::kMmvFlagSentinel) != 0;
   if (f.header.cluster > 0 && static_cast<uint32_t>(f.header.cluster) != out.cluster) {
     out.warnings.push_back(absl::StrCat("requested cluster ", f.header.cluster,
@@ -201,6 +218,14 @@ absl::StatusOr<MappedFile> MmvMapper::Map(const std::string& name,
       }
       const uint32_t pmid = format::PmidBuild(domain, out.cluster, m.item);
       auto [it, inserted] = pmid_of_name_.try_emplace(full, pmid);
+      auto first = first_of_pmid_.find(it->second);
+      const bool others = first != first_of_pmid_.end() && first->second.first != name;
+      if (!inserted && it->second != pmid && others) {
+        out.warnings.push_back(absl::StrCat(full, ": name already used by ", first->second.first,
+                                            " for item ", format::PmidItem(it->second),
+                                            " of the shared cluster; ignored, as PCP does"));
+        continue;
+      }
       if (!inserted && it->second != pmid &&
           format::PmidCluster(it->second) == out.cluster && !names_here.contains(full)) {
         // This file's own metric, mapped before under another item: the
@@ -236,6 +261,19 @@ absl::StatusOr<MappedFile> MmvMapper::Map(const std::string& name,
         indom_used[m.indom_index] = true;
       }
       mm.desc.names = {full};
+      if (noprefix_clusters_.contains(out.cluster)) {
+        // A shared cluster: the first file to define a PMID decides it.
+        auto [f1, added] = first_of_pmid_.try_emplace(pmid, name, mm.desc);
+        if (!added && f1->second.first != name && !(f1->second.second == mm.desc)) {
+          if (inserted) pmid_of_name_.erase(full);
+          out.warnings.push_back(absl::StrCat(
+              full, ": item ", m.item, " is defined differently by ", f1->second.first,
+              " (", f1->second.second.names.empty() ? "" : f1->second.second.names[0],
+              ") in the shared cluster; ignored, as PCP keeps the first"));
+          continue;
+        }
+        if (f1->second.first == name) f1->second.second = mm.desc;
+      }
       mm.values = std::move(values_of[i]);
       mm.offsets.reserve(mm.values.size());
       for (uint32_t idx : mm.values) mm.offsets.push_back(static_cast<uint32_t>(f.values[idx].offset));
@@ -339,6 +377,33 @@ absl::StatusOr<MappedFile> MmvMapper::Map(const std::string& name,
                        }
                      });
   return out;
+}
+
+size_t MergeSharedSets(format::Result* result, size_t n) {
+  std::vector<format::ValueSet>& sets = result->sets;
+  absl::flat_hash_map<uint32_t, size_t> first;  // pmid -> its first set
+  size_t kept = 0;
+  for (size_t i = 0; i < n; ++i) {
+    auto [it, added] = first.try_emplace(sets[i].pmid, kept);
+    if (added) {
+      if (kept != i) std::swap(sets[kept], sets[i]);
+      ++kept;
+      continue;
+    }
+    format::ValueSet& into = sets[it->second];
+    format::ValueSet& from = sets[i];
+    if (from.error < 0 || from.values.empty()) continue;
+    if (into.error < 0) {  // pmdammv would have found the instance in a later file
+      into.error = 0;
+      into.values.clear();
+    }
+    absl::flat_hash_set<int32_t> have;
+    for (const format::ResultValue& v : into.values) have.insert(v.inst);
+    for (format::ResultValue& v : from.values) {
+      if (have.insert(v.inst).second) into.values.push_back(std::move(v));
+    }
+  }
+  return kept;
 }
 
 void AppendValueSets(const MappedFile& file, std::span<const uint8_t> image,

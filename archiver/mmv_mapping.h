@@ -15,6 +15,16 @@
 // when the cluster was assigned automatically; indom help text is exported;
 // labels with the OPTIONAL flag are kept; the pmUnits pad byte is zeroed.
 //
+// Files that share a cluster, as pmdammv lets them: files written with
+// MMV_FLAG_NOPREFIX asking for the same cluster all get it, and a metric
+// they define alike (same name, item and descriptor) is one metric whose
+// instance domain holds the instances of all of them (the recorder merges
+// their instance lists and values: MergeSharedSets). A later file's metric
+// that clashes with an earlier one's (same name or item, another
+// descriptor) is left out with a warning, as pmdammv keeps only the first.
+// Files with a prefix keep getting a cluster of their own (pmdammv would
+// give two PMIDs one number).
+//
 // Pure: no I/O, no clock.
 #ifndef MMVLOG_ARCHIVER_MMV_MAPPING_H_
 #define MMVLOG_ARCHIVER_MMV_MAPPING_H_
@@ -26,6 +36,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "format/archive_meta.h"
 #include "format/archive_result.h"
@@ -60,6 +71,8 @@ struct MappedFile {
   std::string name;  // the file name in the MMV directory
   std::shared_ptr<const format::MmvFile> mmv;
   uint32_t cluster = 0;
+  // Shares `cluster` with a file mapped before it (both NOPREFIX).
+  bool shares_cluster = false;
   bool sentinel = false;  // MMV_FLAG_SENTINEL
   // Every sample gives the same value sets, instances and value sizes (no
   // sentinels, strings or elapsed times to work out), so a recorder can
@@ -97,14 +110,24 @@ class MmvMapper {
 
  private:
   absl::StatusOr<uint32_t> ClusterFor(const std::string& name, int32_t requested,
-                                      std::optional<uint32_t> seeded);
+                                      std::optional<uint32_t> seeded, bool noprefix,
+                                      bool* shared);
 
   MappingOptions options_;
   absl::flat_hash_map<std::string, uint32_t> cluster_of_file_;
   absl::flat_hash_map<uint32_t, std::string> file_of_cluster_;
   absl::flat_hash_map<uint32_t, std::string> reserved_;  // pinned cluster -> file
   absl::flat_hash_map<std::string, uint32_t> pmid_of_name_;
+  absl::flat_hash_set<uint32_t> noprefix_clusters_;  // owned by a NOPREFIX file
+  // PMIDs of shared clusters: the file that defined each first, and how.
+  absl::flat_hash_map<uint32_t, std::pair<std::string, format::Desc>> first_of_pmid_;
 };
+
+// Merges the value sets of one PMID that files sharing a cluster gave
+// (sets [0, n) of `result`): the first set keeps its values and takes the
+// instances only later ones have, as pmdammv answers an instance from the
+// first file that has it. Returns the number of sets left.
+size_t MergeSharedSets(format::Result* result, size_t n);
 
 // Appends one value set per metric of `file` to `result`, read from `image`
 // (a snapshot of the same generation). `now_usec` is the wall clock in

@@ -10,6 +10,7 @@
 #include <tuple>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "archiver/archive_reader.h"
 #include "format/archive_format.h"
@@ -173,6 +174,10 @@ absl::Status Recorder::WriteMetadata(FileState& st, Timestamp when) {
   if (pmids.empty()) return absl::OkStatus();
   for (format::InDom indom : f.indoms) {
     if (!indoms.contains(indom.indom)) continue;
+    // Files sharing a cluster share its instance domains: the record holds
+    // the instances of every file, the first file's first (pmdammv's
+    // update_indom).
+    if (f.shares_cluster || SharesCluster(f.cluster)) indom = SharedInDom(indom.indom);
     indom.timestamp = when;
     if (absl::Status s = writer_->AddInDom(indom); !s.ok()) return s;
     st.described_indoms.insert(indom.indom);
@@ -191,11 +196,60 @@ absl::Status Recorder::WriteMetadata(FileState& st, Timestamp when) {
                         : r.type == format::kLabelItem  ? is_new(r.ident, false)
                                                         : is_new(r.ident, true);
     if (!wanted) continue;
+    if (f.shares_cluster || SharesCluster(f.cluster)) r = SharedLabels(r);
     r.timestamp = when;
     if (absl::Status s = writer_->AddLabels(r); !s.ok()) return s;
   }
   st.described_cluster = true;
   return absl::OkStatus();
+}
+
+bool Recorder::SharesCluster(uint32_t cluster) const {
+  for (const auto& [name, st] : files_) {
+    if (st.mapped && st.mapped->shares_cluster && st.mapped->cluster == cluster) return true;
+  }
+  return false;
+}
+
+format::InDom Recorder::SharedInDom(uint32_t id) const {
+  format::InDom out;
+  out.indom = id;
+  absl::flat_hash_set<int32_t> have;
+  for (const auto& [name, st] : files_) {
+    if (!st.mapped) continue;
+    for (const format::InDom& d : st.mapped->indoms) {
+      if (d.indom != id) continue;
+      for (const format::InDomInstance& i : d.instances) {
+        if (have.insert(i.inst).second) out.instances.push_back(i);
+      }
+    }
+  }
+  return out;
+}
+
+format::LabelRecord Recorder::SharedLabels(const format::LabelRecord& r) const {
+  // Every file's sets for this identifier, by instance, in file order: the
+  // order in which pmdammv adds them (__pmAddLabels, later names winning).
+  std::map<int32_t, std::vector<std::string>> payloads;
+  std::map<int32_t, uint8_t> optional;  // flags of names to keep
+  for (const auto& [name, st] : files_) {
+    if (!st.mapped) continue;
+    for (const format::LabelRecord& other : st.mapped->labels) {
+      if (other.type != r.type || other.ident != r.ident) continue;
+      for (const format::LabelSet& set : other.sets) payloads[set.inst].push_back(set.json);
+    }
+  }
+  format::LabelRecord out = r;
+  out.sets.clear();
+  for (const auto& [inst, jsons] : payloads) {
+    absl::StatusOr<std::string> json = format::MergeLabelJson(jsons);
+    absl::StatusOr<format::LabelSet> set =
+        json.ok() ? format::MakeLabelSet(inst, *json, static_cast<uint8_t>(r.type))
+                  : absl::StatusOr<format::LabelSet>(json.status());
+    if (!set.ok()) return r;  // each file's sets were valid: keep this file's
+    out.sets.push_back(std::move(*set));
+  }
+  return out;
 }
 
 absl::Status Recorder::Rotate(absl::Time now, const std::string& why) {
@@ -419,6 +473,23 @@ namespace {
 void Offer(const MappedFile& f, std::vector<OfferedMetric>* out) {
   for (const MappedMetric& m : f.metrics) {
     if (m.desc.names.empty()) continue;
+    if (f.shares_cluster) {
+      // One metric across the files sharing its cluster: more instances.
+      auto same = std::find_if(out->begin(), out->end(),
+                               [&](const OfferedMetric& o) { return o.pmid == m.desc.pmid; });
+      if (same != out->end()) {
+        for (const format::InDom& d : f.indoms) {
+          if (d.indom != m.desc.indom) continue;
+          for (const format::InDomInstance& i : d.instances) {
+            if (std::none_of(same->instances.begin(), same->instances.end(),
+                             [&](const auto& x) { return x.first == i.inst; })) {
+              same->instances.push_back({i.inst, i.name});
+            }
+          }
+        }
+        continue;
+      }
+    }
     OfferedMetric o{m.desc.names[0], m.desc.pmid, m.desc.indom != format::kIndomNull, {}};
     for (const format::InDom& d : f.indoms) {
       if (d.indom != m.desc.indom) continue;
@@ -547,6 +618,7 @@ std::shared_ptr<const MappedFile> Recorder::Projected(FileState& st,
   p.name = f.name;
   p.mmv = f.mmv;
   p.cluster = f.cluster;
+  p.shares_cluster = f.shares_cluster;
   p.sentinel = f.sentinel;
   p.fixed_layout = f.fixed_layout;
   for (const MappedMetric& m : f.metrics) {
@@ -652,9 +724,12 @@ absl::StatusOr<bool> Recorder::WriteResult(Output& out, const GroupSelection* gr
   } else {
     result_.timestamp = stamp;
     size_t sets = 0;
+    bool shared = false;
     for (const auto& [f, image] : parts_) {
       sets = FillValueSets(*f, image, now_usec, &result_, sets);
+      shared |= f->shares_cluster;
     }
+    if (shared) sets = MergeSharedSets(&result_, sets);
     if (result_.sets.size() > sets) result_.sets.resize(sets);
     if (result_.sets.empty()) return false;
     written = writer_->AppendResult(result_);
@@ -674,7 +749,9 @@ void Recorder::MakeTemplate(Output& out) {
   out.files.clear();
   std::vector<std::vector<int32_t>> instances;  // SetLayout points into these
   for (const auto& [f, image] : parts_) {
-    if (!f->fixed_layout || image.size() < f->mmv->size) {
+    // Files sharing a cluster give one set per PMID between them: merged
+    // sample by sample, so encoded whole.
+    if (!f->fixed_layout || f->shares_cluster || image.size() < f->mmv->size) {
       out.files.clear();
       return;  // encoded whole, sample by sample
     }

@@ -194,6 +194,12 @@ class Recorder {
   // Writes the metadata of `st.mapped` not yet written that the plan logs.
   absl::Status WriteMetadata(FileState& st, format::Timestamp when);
   absl::Status Rotate(absl::Time now, const std::string& why);
+  // Whether a mapped file shares `cluster` with another (MMV_FLAG_NOPREFIX).
+  bool SharesCluster(uint32_t cluster) const;
+  // Instance domain `id` as the files sharing its cluster give it together.
+  format::InDom SharedInDom(uint32_t id) const;
+  // Label record `r` merged with those of the files sharing its cluster.
+  format::LabelRecord SharedLabels(const format::LabelRecord& r) const;
   void Problem(FileState& s, const std::string& name, const std::string& what);
   // `st.mapped` as group `group` logs it (itself without a plan).
   std::shared_ptr<const MappedFile> Projected(FileState& st, const GroupSelection* group);

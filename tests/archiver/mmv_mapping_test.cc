@@ -313,6 +313,97 @@ TEST(MmvMappingPmids, TwoFilesRequestingOneClusterDoNotShareIt) {
   EXPECT_NE(a->metrics[0].desc.pmid, b->metrics[0].desc.pmid);
 }
 
+TEST(MmvMappingPmids, TwoPrefixedFilesRequestingOneClusterStillDoNotShare) {
+  // Sharing needs both files NOPREFIX: one with a prefix keeps its own.
+  MmvMapper mapper;
+  absl::StatusOr<MappedFile> a =
+      MapSpec(mapper, "a", Spec({{"x", 1}}, 4, format::kMmvFlagNoPrefix));
+  absl::StatusOr<MappedFile> b = MapSpec(mapper, "b", Spec({{"y", 1}}, 4));
+  ASSERT_OK(a);
+  ASSERT_OK(b);
+  EXPECT_EQ(a->cluster, 4u);
+  EXPECT_NE(b->cluster, 4u);
+  EXPECT_FALSE(b->shares_cluster);
+}
+
+TEST(MmvMappingShared, NoPrefixFilesRequestingOneClusterShareItAndItsMetrics) {
+  MmvMapper mapper;
+  MmvSpec a = Spec({}, 9, format::kMmvFlagNoPrefix);
+  a.metrics.push_back(Metric("req", 1, MmvType::kU64, format::kMmvSemCounter, 1));
+  a.indoms.push_back(Indom(1, {{0, "zero"}, {1, "one"}}));
+  MmvSpec b = a;
+  b.indoms[0] = Indom(1, {{1, "uno"}, {2, "two"}});
+  b.metrics.push_back(Metric("b_only", 3));
+  absl::StatusOr<MappedFile> ma = MapSpec(mapper, "a", a);
+  absl::StatusOr<MappedFile> mb = MapSpec(mapper, "b", b);
+  ASSERT_OK(ma);
+  ASSERT_OK(mb);
+  EXPECT_EQ(mb->cluster, 9u);
+  EXPECT_FALSE(ma->shares_cluster);
+  EXPECT_TRUE(mb->shares_cluster);
+  EXPECT_THAT(mb->warnings, IsEmpty());
+  ASSERT_THAT(mb->metrics, SizeIs(2));
+  EXPECT_EQ(mb->metrics[0].desc, ma->metrics[0].desc);  // one metric, one indom
+  EXPECT_EQ(mb->metrics[1].desc.pmid, format::PmidBuild(kDomain, 9, 3));
+  // Mapped again (a new generation), b still knows it shares.
+  absl::StatusOr<MappedFile> again = MapSpec(mapper, "b", b);
+  ASSERT_OK(again);
+  EXPECT_TRUE(again->shares_cluster);
+}
+
+TEST(MmvMappingShared, ALaterFilesClashingMetricIsIgnoredAsPcpKeepsTheFirst) {
+  MmvMapper mapper;
+  ASSERT_OK(MapSpec(mapper, "a", Spec({{"req", 1}, {"a_only", 3}}, 9, format::kMmvFlagNoPrefix)));
+  MmvSpec b = Spec({{"other_name", 1}, {"a_only", 4}, {"fine", 5}}, 9, format::kMmvFlagNoPrefix);
+  b.metrics.push_back(Metric("req_again", 6));
+  b.metrics.back().name = "req";  // same name and item as a's, other type below
+  b.metrics.back().item = 1;
+  b.metrics.back().type = MmvType::kDouble;
+  absl::StatusOr<MappedFile> mb = MapSpec(mapper, "b", b);
+  ASSERT_OK(mb);
+  // other_name: a's item under another name; a_only: a's name under
+  // another item. The last "req" repeats item 1 inside b (the reader drops it).
+  EXPECT_THAT(Names(*mb), ElementsAre("mmv.fine"));
+  EXPECT_TRUE(AnyWarningHas(*mb, "mmv.other_name: item 1 is defined differently by a"))
+      << ::testing::PrintToString(mb->warnings);
+  EXPECT_TRUE(AnyWarningHas(*mb, "mmv.a_only: name already used by a"))
+      << ::testing::PrintToString(mb->warnings);
+}
+
+TEST(MmvMappingShared, ADifferentDescriptorForTheSameMetricIsIgnored) {
+  MmvMapper mapper;
+  ASSERT_OK(MapSpec(mapper, "a", Spec({{"req", 1}}, 9, format::kMmvFlagNoPrefix)));
+  MmvSpec b = Spec({}, 9, format::kMmvFlagNoPrefix);
+  b.metrics.push_back(Metric("req", 1, MmvType::kDouble));
+  absl::StatusOr<MappedFile> mb = MapSpec(mapper, "b", b);
+  ASSERT_OK(mb);
+  EXPECT_THAT(mb->metrics, IsEmpty());
+  EXPECT_TRUE(AnyWarningHas(*mb, "defined differently by a"));
+}
+
+format::ValueSet Set(uint32_t pmid, std::vector<std::pair<int32_t, uint64_t>> values,
+                     int32_t error = 0) {
+  format::ValueSet s;
+  s.pmid = pmid;
+  s.type = format::kTypeU64;
+  s.error = error;
+  for (auto [inst, v] : values) s.values.push_back({.inst = inst, .u64 = v});
+  return s;
+}
+
+TEST(MmvMappingShared, MergeSharedSetsKeepsTheFirstFilesInstanceAndAddsTheRest) {
+  format::Result r;
+  r.sets = {Set(1, {{0, 100}, {1, 101}}), Set(2, {{-1, 7}}), Set(1, {{1, 201}, {2, 202}}),
+            Set(3, {}, -12345), Set(1, {{3, 303}}), Set(3, {{-1, 9}}), Set(9, {{0, 0}})};
+  // The last set is beyond n: left alone.
+  const size_t n = MergeSharedSets(&r, 6);
+  ASSERT_EQ(n, 3u);
+  EXPECT_EQ(r.sets[0], Set(1, {{0, 100}, {1, 101}, {2, 202}, {3, 303}}));
+  EXPECT_EQ(r.sets[1], Set(2, {{-1, 7}}));
+  EXPECT_EQ(r.sets[2], Set(3, {{-1, 9}}));  // an error in the first file, a value in the next
+  EXPECT_EQ(r.sets[6], Set(9, {{0, 0}}));
+}
+
 TEST(MmvMappingPmids, ClusterOutsideZeroTo4095RejectsTheFile) {
   MmvMapper mapper;
   EXPECT_OK(MapSpec(mapper, "max", Spec({{"x", 1}}, 4095)));
