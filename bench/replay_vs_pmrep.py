@@ -45,19 +45,42 @@ PMREP = shutil.which("pmrep") or "/usr/bin/pmrep"
 PYTHON = "/usr/bin/python3"  # Debian's, with python3-pcp
 
 
+def peak_rss_mb(pid):
+    """VmHWM of a running process: the peak of its own address space.
+
+    Not wait4's ru_maxrss: a child forked from this (large) Python process
+    inherits its high-water mark across fork and exec."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    return 0.0
+
+
 def run_timed(cmd, out_path, env):
     """Runs cmd with stdout to out_path; returns (wall s, user + sys s, peak RSS MB)."""
     with open(out_path, "wb") as out, tempfile.TemporaryFile() as err:
         start = time.monotonic()
         p = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
-        _, status, usage = os.wait4(p.pid, 0)
+        rss = 0.0
+        while True:
+            # Sampled until exit (VmHWM only grows; the last read is within
+            # 20 ms of the end).
+            pid, status, usage = os.wait4(p.pid, os.WNOHANG)
+            if pid == p.pid:
+                break
+            rss = max(rss, peak_rss_mb(p.pid))
+            time.sleep(0.02)
         wall = time.monotonic() - start
         p.returncode = os.waitstatus_to_exitcode(status)
         if p.returncode != 0:
             err.seek(0)
             sys.exit("replay_vs_pmrep: %s failed (%d):\n%s" %
                      (" ".join(cmd), p.returncode, err.read().decode(errors="replace")))
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0
+    return wall, usage.ru_utime + usage.ru_stime, rss
 
 
 def read_csv(path):
