@@ -123,6 +123,7 @@ absl::Status Recorder::OpenArchive(absl::Time now) {
     last_stamp_ = writer_->last_stamp();
     gap_ = have_result_;
     resumed_archive_ = true;
+    prologue_volume_ = -1;
     log_(LogLevel::kInfo, absl::StrCat("continuing archive ", base, " in volume ",
                                        writer_->volume()));
     return absl::OkStatus();
@@ -139,6 +140,7 @@ absl::Status Recorder::OpenArchive(absl::Time now) {
   have_result_ = false;
   context_labelled_ = false;
   if (absl::Status s = WriteLogue(start); !s.ok()) return s;
+  prologue_volume_ = writer_->volume();
   log_(LogLevel::kInfo, absl::StrCat("recording to archive ", base));
   return absl::OkStatus();
 }
@@ -693,7 +695,10 @@ std::shared_ptr<const MappedFile> Recorder::Projected(FileState& st,
 
 absl::Status Recorder::WriteResults(absl::Time now, const Live& live, Timestamp stamp,
                                     const std::vector<size_t>* group_ids) {
-  if (options_.volume_samples > 0 && writer_->results_in_volume() >= options_.volume_samples) {
+  // -v counts samples: not the prologue.
+  const uint64_t in_volume =
+      writer_->results_in_volume() - (writer_->volume() == prologue_volume_ ? 1 : 0);
+  if (options_.volume_samples > 0 && in_volume >= options_.volume_samples) {
     if (absl::Status s = writer_->NewVolume(); !s.ok()) {
       Broken(s);
       ++stats_.dropped;

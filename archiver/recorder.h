@@ -224,6 +224,7 @@ class Recorder {
   format::Timestamp last_stamp_;
   bool have_result_ = false;
   bool context_labelled_ = false;  // the current archive has its context labels
+  int prologue_volume_ = -1;       // the volume holding the prologue, if any
   uint64_t closed_archive_bytes_ = 0;
   std::string last_dir_error_;
   std::unique_ptr<DirListing> dir_;  // of options_.mmv_dir
