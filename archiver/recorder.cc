@@ -859,7 +859,7 @@ absl::Status Recorder::Close() {
   }
   // The epilogue, a millisecond after the last record (pmlogger's run_done).
   absl::Status s = absl::OkStatus();
-  if (have_result_ && !resumed_archive_) {
+  if (have_result_) {
     s = WriteLogue(format::ToTimestamp(format::ToAbslTime(writer_->last_stamp()) +
                                        absl::Milliseconds(1)));
   }
