@@ -1,5 +1,8 @@
 #include "archiver/host_identity.h"
 
+#include <optional>
+#include <utility>
+
 #include <limits.h>
 #include <stdlib.h>
 #include <time.h>
@@ -16,16 +19,28 @@
 
 namespace mmvlog::archiver {
 
-std::string HostIdentity::ContextLabels() const {
+namespace {
+
+std::string Labels(const HostIdentity& h, const std::optional<std::pair<uint32_t, uint32_t>>& ids) {
   std::vector<std::string> parts;
-  if (!domainname.empty()) {
-    parts.push_back(absl::StrCat("\"domainname\":", format::JsonString(domainname)));
+  if (!h.domainname.empty()) {
+    parts.push_back(absl::StrCat("\"domainname\":", format::JsonString(h.domainname)));
   }
-  parts.push_back(absl::StrCat("\"hostname\":", format::JsonString(hostname)));
-  if (!machineid.empty()) {
-    parts.push_back(absl::StrCat("\"machineid\":", format::JsonString(machineid)));
+  if (ids) parts.push_back(absl::StrCat("\"groupid\":", ids->second));
+  parts.push_back(absl::StrCat("\"hostname\":", format::JsonString(h.hostname)));
+  if (!h.machineid.empty()) {
+    parts.push_back(absl::StrCat("\"machineid\":", format::JsonString(h.machineid)));
   }
+  if (ids) parts.push_back(absl::StrCat("\"userid\":", ids->first));
   return absl::StrCat("{", absl::StrJoin(parts, ","), "}");
+}
+
+}  // namespace
+
+std::string HostIdentity::ContextLabels() const { return Labels(*this, std::nullopt); }
+
+std::string HostIdentity::ContextLabels(uint32_t userid, uint32_t groupid) const {
+  return Labels(*this, std::make_pair(userid, groupid));
 }
 
 HostIdentity LocalHostIdentity() {

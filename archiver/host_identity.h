@@ -18,6 +18,9 @@ struct HostIdentity {
   // The context label JSON pmcd sends, e.g.
   // {"domainname":"localdomain","hostname":"x","machineid":"..."}.
   std::string ContextLabels() const;
+  // The same with the optional "groupid" and "userid" a local PCP context
+  // adds (the logger's own ids), names sorted as PCP stores them.
+  std::string ContextLabels(uint32_t userid, uint32_t groupid) const;
 };
 
 // Reads the identity of this machine (reads /etc/machine-id, /etc/localtime).

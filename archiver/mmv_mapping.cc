@@ -79,6 +79,8 @@ void MmvMapper::ReserveClusters(
 
 void MmvMapper::Seed(const std::vector<format::Desc>& descs) {
   for (const format::Desc& d : descs) {
+    // Not the logger's own metrics (the prologue's pmcd.*, domain 2).
+    if (format::PmidDomain(d.pmid) != options_.domain) continue;
     for (const std::string& n : d.names) pmid_of_name_[n] = d.pmid;
     // Owned by an archived file we have not seen yet: not for new files.
     file_of_cluster_.try_emplace(format::PmidCluster(d.pmid), "");

@@ -13,6 +13,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "archiver/archive_reader.h"
+#include "archiver/prologue.h"
 #include "format/archive_format.h"
 #include "format/archive_types.h"
 
@@ -103,7 +104,9 @@ absl::Status Recorder::OpenArchive(absl::Time now) {
       options_.label_hostname.empty() ? options_.host.hostname : options_.label_hostname;
   opts.timezone = options_.host.timezone;
   opts.zoneinfo = options_.host.zoneinfo;
-  const Timestamp start = format::ToTimestamp(now);
+  // The archive starts with the prologue, a microsecond before the first
+  // sample (pmlogger's comes one fetch before its first sample).
+  const Timestamp start = format::ToTimestamp(now - absl::Microseconds(1));
   struct stat st;
   if (archives_.empty() && options_.resume && ::stat((base + ".meta").c_str(), &st) == 0) {
     absl::StatusOr<std::unique_ptr<ArchiveWriter>> w = ArchiveWriter::Resume(base, opts);
@@ -120,6 +123,7 @@ absl::Status Recorder::OpenArchive(absl::Time now) {
     last_stamp_ = writer_->last_stamp();
     gap_ = have_result_;
     resumed_archive_ = true;
+    prologue_volume_ = -1;
     log_(LogLevel::kInfo, absl::StrCat("continuing archive ", base, " in volume ",
                                        writer_->volume()));
     return absl::OkStatus();
@@ -134,73 +138,117 @@ absl::Status Recorder::OpenArchive(absl::Time now) {
   archives_.push_back(base);
   ++stats_.archives;
   have_result_ = false;
-  // The context and domain labels pmcd would supply.
+  context_labelled_ = false;
+  if (absl::Status s = WriteLogue(start); !s.ok()) return s;
+  prologue_volume_ = writer_->volume();
+  log_(LogLevel::kInfo, absl::StrCat("recording to archive ", base));
+  return absl::OkStatus();
+}
+
+absl::Status Recorder::WriteLogue(Timestamp when) {
+  char cwd[4096];
+  std::string path = current_base_;
+  if (!path.starts_with("/") && ::getcwd(cwd, sizeof(cwd)) != nullptr) {
+    path = absl::StrCat(cwd, "/", path);
+  }
+  Prologue p = MakePrologue(when, static_cast<int32_t>(::getpid()), path);
+  // pmlogger's order: the first descriptor, the instance domain, the rest.
+  for (size_t i = 0; i < p.descs.size(); ++i) {
+    if (absl::Status s = writer_->AddDesc(p.descs[i]); !s.ok()) return s;
+    if (i > 0) continue;
+    if (absl::Status s = writer_->AddInDom(p.indom); !s.ok()) return s;
+  }
+  return writer_->AppendResult(p.result);
+}
+
+absl::Status Recorder::WriteContextLabels(Timestamp when) {
+  // The context and domain labels pmcd would supply, stamped at the first
+  // sample as pmlogger stamps them (pmseries --load takes those in force
+  // at the archive's start: none, for pmlogger's archives and ours).
+  // userid and groupid are the recorder's, OPTIONAL as in PCP.
+  const std::string context = options_.host.ContextLabels(::getuid(), ::getgid());
   for (const auto& [type, ident, json] :
        std::vector<std::tuple<uint32_t, uint32_t, std::string>>{
-           {format::kLabelContext, static_cast<uint32_t>(format::kInNull),
-            options_.host.ContextLabels()},
+           {format::kLabelContext, static_cast<uint32_t>(format::kInNull), context},
            {format::kLabelDomain, options_.mapping.domain, "{\"agent\":\"mmv\"}"}}) {
     absl::StatusOr<format::LabelSet> set =
         format::MakeLabelSet(format::kInNull, json, static_cast<uint8_t>(type));
     if (!set.ok()) return set.status();
+    for (format::LabelEntry& e : set->labels) {
+      const std::string name = set->json.substr(e.name_offset, e.name_length);
+      if (name == "userid" || name == "groupid") e.flags |= format::kLabelOptional;
+    }
     format::LabelRecord r;
-    r.timestamp = start;
+    r.timestamp = when;
     r.type = type;
     r.ident = ident;
     r.sets.push_back(std::move(*set));
     if (absl::Status s = writer_->AddLabels(r); !s.ok()) return s;
   }
-  log_(LogLevel::kInfo, absl::StrCat("recording to archive ", base));
+  context_labelled_ = true;
   return absl::OkStatus();
 }
 
 absl::Status Recorder::WriteMetadata(FileState& st, Timestamp when) {
   const MappedFile& f = *st.mapped;
   const LogPlan* plan = options_.plan.get();
-  // In pmlogger's order: descriptors, instance domains, help, labels; only
-  // for what the plan logs and only once per mapping.
-  std::vector<uint32_t> pmids;
-  std::set<uint32_t> indoms;
+  const bool shared = f.shares_cluster || SharesCluster(f.cluster);
+  // In pmlogger's order, metric by metric (cb.c): the descriptor, then the
+  // label sets not yet written (context and domain with the first metric,
+  // indom, cluster, item, instances), the help text, then the instance
+  // domain. The order matters to pmproxy, which names an instance's series
+  // by the labels it has read when it reads the instance domain.
+  auto labels_of = [&](uint32_t type, uint32_t ident) -> absl::Status {
+    for (const format::LabelRecord& l : f.labels) {
+      if (l.type != type || l.ident != ident) continue;
+      format::LabelRecord r = shared ? SharedLabels(l) : l;
+      r.timestamp = when;
+      if (absl::Status s = writer_->AddLabels(r); !s.ok()) return s;
+    }
+    return absl::OkStatus();
+  };
+  auto texts_of = [&](uint32_t kind, uint32_t ident) -> absl::Status {
+    for (const format::HelpText& t : f.texts) {
+      if ((t.type & kind) == 0 || t.ident != ident) continue;
+      if (absl::Status s = writer_->AddHelpText(t); !s.ok()) return s;
+    }
+    return absl::OkStatus();
+  };
   for (const MappedMetric& m : f.metrics) {
     const uint32_t pmid = m.desc.pmid;
     if (st.described.contains(pmid) || (plan != nullptr && !plan->Logs(pmid))) continue;
     if (absl::Status s = writer_->AddDesc(m.desc); !s.ok()) return s;
     st.described.insert(pmid);
-    pmids.push_back(pmid);
-    if (m.desc.indom != format::kIndomNull && !st.described_indoms.contains(m.desc.indom)) {
-      indoms.insert(m.desc.indom);
+    if (!context_labelled_) {
+      if (absl::Status s = WriteContextLabels(when); !s.ok()) return s;
     }
+    const uint32_t indom = m.desc.indom;
+    const bool new_indom = indom != format::kIndomNull && !st.described_indoms.contains(indom);
+    if (new_indom) {
+      if (absl::Status s = labels_of(format::kLabelIndom, indom); !s.ok()) return s;
+    }
+    if (!st.described_cluster) {
+      if (absl::Status s = labels_of(format::kLabelCluster, format::PmidBuild(options_.mapping.domain, f.cluster, 0)); !s.ok()) return s;
+      st.described_cluster = true;
+    }
+    if (absl::Status s = labels_of(format::kLabelItem, pmid); !s.ok()) return s;
+    if (new_indom) {
+      if (absl::Status s = labels_of(format::kLabelInstances, indom); !s.ok()) return s;
+    }
+    if (absl::Status s = texts_of(format::kTextPmid, pmid); !s.ok()) return s;
+    if (!new_indom) continue;
+    if (absl::Status s = texts_of(format::kTextIndom, indom); !s.ok()) return s;
+    for (format::InDom d : f.indoms) {
+      if (d.indom != indom) continue;
+      // Files sharing a cluster share its instance domains: the record holds
+      // the instances of every file, the first file's first (pmdammv's
+      // update_indom).
+      if (shared) d = SharedInDom(indom);
+      d.timestamp = when;
+      if (absl::Status s = writer_->AddInDom(d); !s.ok()) return s;
+    }
+    st.described_indoms.insert(indom);
   }
-  if (pmids.empty()) return absl::OkStatus();
-  for (format::InDom indom : f.indoms) {
-    if (!indoms.contains(indom.indom)) continue;
-    // Files sharing a cluster share its instance domains: the record holds
-    // the instances of every file, the first file's first (pmdammv's
-    // update_indom).
-    if (f.shares_cluster || SharesCluster(f.cluster)) indom = SharedInDom(indom.indom);
-    indom.timestamp = when;
-    if (absl::Status s = writer_->AddInDom(indom); !s.ok()) return s;
-    st.described_indoms.insert(indom.indom);
-  }
-  auto is_new = [&](uint32_t ident, bool of_indom) {
-    return of_indom ? indoms.contains(ident)
-                    : std::find(pmids.begin(), pmids.end(), ident) != pmids.end();
-  };
-  for (const format::HelpText& t : f.texts) {
-    if (!is_new(t.ident, (t.type & format::kTextIndom) != 0)) continue;
-    if (absl::Status s = writer_->AddHelpText(t); !s.ok()) return s;
-  }
-  const bool cluster = !st.described_cluster;
-  for (format::LabelRecord r : f.labels) {
-    const bool wanted = r.type == format::kLabelCluster ? cluster
-                        : r.type == format::kLabelItem  ? is_new(r.ident, false)
-                                                        : is_new(r.ident, true);
-    if (!wanted) continue;
-    if (f.shares_cluster || SharesCluster(f.cluster)) r = SharedLabels(r);
-    r.timestamp = when;
-    if (absl::Status s = writer_->AddLabels(r); !s.ok()) return s;
-  }
-  st.described_cluster = true;
   return absl::OkStatus();
 }
 
@@ -647,7 +695,10 @@ std::shared_ptr<const MappedFile> Recorder::Projected(FileState& st,
 
 absl::Status Recorder::WriteResults(absl::Time now, const Live& live, Timestamp stamp,
                                     const std::vector<size_t>* group_ids) {
-  if (options_.volume_samples > 0 && writer_->results_in_volume() >= options_.volume_samples) {
+  // -v counts samples: not the prologue.
+  const uint64_t in_volume =
+      writer_->results_in_volume() - (writer_->volume() == prologue_volume_ ? 1 : 0);
+  if (options_.volume_samples > 0 && in_volume >= options_.volume_samples) {
     if (absl::Status s = writer_->NewVolume(); !s.ok()) {
       Broken(s);
       ++stats_.dropped;
@@ -795,7 +846,7 @@ absl::Status Recorder::NewVolume() {
 }
 absl::Status Recorder::Close() {
   if (writer_ == nullptr) return absl::OkStatus();
-  if (!writer_->has_last() && !resumed_archive_) {
+  if (!have_result_ && !resumed_archive_) {
     // Files came and went without a single result (or every metric was
     // filtered out): PCP cannot open such an archive, so leave none.
     (void)writer_->Close();
@@ -806,7 +857,14 @@ absl::Status Recorder::Close() {
     log_(LogLevel::kInfo, absl::StrCat("nothing recorded in ", current_base_, "; removed it"));
     return absl::OkStatus();
   }
-  absl::Status s = writer_->Close();
+  // The epilogue, a millisecond after the last record (pmlogger's run_done).
+  absl::Status s = absl::OkStatus();
+  if (have_result_) {
+    s = WriteLogue(format::ToTimestamp(format::ToAbslTime(writer_->last_stamp()) +
+                                       absl::Milliseconds(1)));
+  }
+  absl::Status closed = writer_->Close();
+  if (s.ok()) s = closed;
   closed_archive_bytes_ += writer_->total_bytes();  // with the final index entry
   for (std::string& v : writer_->TakeFinishedVolumes()) finished_volumes_.push_back(std::move(v));
   writer_.reset();

@@ -191,6 +191,10 @@ class Recorder {
   bool TryResume();
   // After a sample written in full: logs the end of an outage, if any.
   void OutageOver();
+  // The prologue (and epilogue) record: archiver/prologue.h.
+  absl::Status WriteLogue(format::Timestamp when);
+  // The context and domain label sets, before the first descriptor's.
+  absl::Status WriteContextLabels(format::Timestamp when);
   // Writes the metadata of `st.mapped` not yet written that the plan logs.
   absl::Status WriteMetadata(FileState& st, format::Timestamp when);
   absl::Status Rotate(absl::Time now, const std::string& why);
@@ -219,6 +223,8 @@ class Recorder {
   std::vector<std::string> finished_volumes_;
   format::Timestamp last_stamp_;
   bool have_result_ = false;
+  bool context_labelled_ = false;  // the current archive has its context labels
+  int prologue_volume_ = -1;       // the volume holding the prologue, if any
   uint64_t closed_archive_bytes_ = 0;
   std::string last_dir_error_;
   std::unique_ptr<DirListing> dir_;  // of options_.mmv_dir

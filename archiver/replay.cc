@@ -47,8 +47,9 @@ std::vector<std::string> ExpandNames(const std::vector<std::string>& names) {
   return out;
 }
 
-bool Selected(const std::vector<std::string>& globs, const std::string& name) {
-  if (globs.empty()) return true;
+bool Selected(const std::vector<std::string>& globs, const std::string& name,
+              bool logger_records) {
+  if (globs.empty()) return logger_records || !IsLoggerMetric(name);
   for (const std::string& g : globs) {
     if (::fnmatch(g.c_str(), name.c_str(), 0) == 0) return true;
     // A plain metric name also selects its subtree, as PCP tools do.
@@ -58,6 +59,10 @@ bool Selected(const std::vector<std::string>& globs, const std::string& name) {
 }
 
 }  // namespace
+
+bool IsLoggerMetric(absl::string_view name) {
+  return absl::StartsWith(name, "pmcd.pmlogger.") || name == "pmcd.pid" || name == "pmcd.seqnum";
+}
 
 double StoredValue::AsDouble() const {
   switch (kind) {
@@ -175,10 +180,14 @@ struct ArchivePmid {
 // Reads archive `r` to its end (or its damage) onto the end of `t`.
 class ArchiveLoader {
  public:
-  ArchiveLoader(Timeline* t, const std::vector<std::string>& globs,
+  ArchiveLoader(Timeline* t, const std::vector<std::string>& globs, bool logger_records,
                 absl::flat_hash_map<uint32_t, size_t>* columns_of_pmid,
                 std::vector<PmidColumns>* pmid_columns)
-      : t_(*t), globs_(globs), columns_of_pmid_(*columns_of_pmid), pmid_columns_(*pmid_columns) {}
+      : t_(*t),
+        globs_(globs),
+        logger_records_(logger_records),
+        columns_of_pmid_(*columns_of_pmid),
+        pmid_columns_(*pmid_columns) {}
 
   // Errors: the first damage (results before it are kept).
   absl::Status Load(ArchiveReader& r) {
@@ -198,6 +207,13 @@ class ArchiveLoader {
       absl::StatusOr<bool> more = r.NextInto(&result_);
       if (!more.ok()) return more.status();
       if (!*more) return absl::OkStatus();
+      if (!result_.is_mark() && std::none_of(result_.sets.begin(), result_.sets.end(),
+                                             [&](const format::DecodedValueSet& set) {
+                                               const ArchivePmid& p = Pmid(set.pmid);
+                                               return p.desc != nullptr && p.selected;
+                                             })) {
+        continue;  // nothing chosen in it (a prologue): no row, as pmrep
+      }
       if (gap) {
         t_.AddRow(t_.rows.back().time, true);
         gap = false;
@@ -224,7 +240,7 @@ class ArchiveLoader {
     p.desc = meta_->Desc(pmid);
     if (p.desc == nullptr) return p;
     p.name = p.desc->names.empty() ? format::PmidString(pmid) : p.desc->names[0];
-    p.selected = Selected(globs_, p.name);
+    p.selected = Selected(globs_, p.name, logger_records_);
     p.kind = KindOfType(p.desc->type);
     auto [c, new_pmid] = columns_of_pmid_.try_emplace(pmid, pmid_columns_.size());
     if (new_pmid) pmid_columns_.emplace_back();
@@ -316,6 +332,7 @@ class ArchiveLoader {
 
   Timeline& t_;
   const std::vector<std::string>& globs_;
+  const bool logger_records_;
   absl::flat_hash_map<uint32_t, size_t>& columns_of_pmid_;
   std::vector<PmidColumns>& pmid_columns_;
   const ArchiveMetadata* meta_ = nullptr;
@@ -330,7 +347,8 @@ class ArchiveLoader {
 }  // namespace
 
 absl::StatusOr<Timeline> ReadTimeline(const std::vector<std::string>& names,
-                                      const std::vector<std::string>& globs) {
+                                      const std::vector<std::string>& globs,
+                                      bool logger_records) {
   Timeline t;
   struct Opened {
     std::unique_ptr<ArchiveReader> reader;
@@ -353,7 +371,7 @@ absl::StatusOr<Timeline> ReadTimeline(const std::vector<std::string>& names,
   for (Opened& o : opened) {
     ArchiveReader& r = *o.reader;
     if (t.host.empty()) t.host = r.label().hostname;
-    ArchiveLoader loader(&t, globs, &columns_of_pmid, &pmid_columns);
+    ArchiveLoader loader(&t, globs, logger_records, &columns_of_pmid, &pmid_columns);
     const absl::Status failed = loader.Load(r);
     for (const std::string& w : r.warnings()) t.problems.push_back(w);
     if (!failed.ok()) {

@@ -129,10 +129,18 @@ struct Timeline {
 };
 
 // Reads `names` (archives by any of their file names, or directories of
-// archives) into one timeline. Only metrics matching one of `globs` (all
-// when empty) become columns. Errors only when nothing at all is readable.
+// archives) into one timeline. Only metrics matching one of `globs` become
+// columns; with no globs, every metric but the logger's own bookkeeping
+// (pmcd.pmlogger.*, pmcd.pid, pmcd.seqnum: the prologue and epilogue
+// records), unless `logger_records`. A record with no value of a chosen
+// metric is no row, as pmrep skips it. Errors only when nothing at all is
+// readable.
 absl::StatusOr<Timeline> ReadTimeline(const std::vector<std::string>& names,
-                                      const std::vector<std::string>& globs);
+                                      const std::vector<std::string>& globs,
+                                      bool logger_records = false);
+
+// Whether `name` is a metric of pmlogger's prologue/epilogue records.
+bool IsLoggerMetric(absl::string_view name);
 
 // The value of `column` in row `r` for display: counters (unless `raw`) as a
 // rate per second against the previous row that has the column, with no

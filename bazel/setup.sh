@@ -19,7 +19,10 @@ BUILD_PKGS=(bazel-bootstrap g++ libabsl-dev libzstd-dev zstd libgtest-dev google
 # clang-14, libfuzzer-14-dev: tests/fuzz/run_fuzzers.sh (libFuzzer targets in CI).
 PCP_LIBS=(libpcp3-dev libpcp-mmv1-dev libpcp-import1-dev python3-pcp xz-utils liblzma-dev chromium
           man-db groff-base bash-completion strace clang-14 libfuzzer-14-dev ncompress)
-PCP_PKGS=(pcp)
+# redis-server: a private key server (started and stopped by the test) for
+# pmseries --load in tests/pcp:series_identity_test; installed with pcp, so
+# no service of its own is started.
+PCP_PKGS=(pcp redis-server)
 
 want_pcp=1
 [[ "${1:-}" == "--no-pcp" ]] && want_pcp=0
@@ -62,7 +65,7 @@ if [[ $want_pcp -eq 1 && -n "$(missing "${PCP_PKGS[@]}")" ]]; then
   $SUDO dpkg --configure -a
   restore
   trap - EXIT
-  [[ -z "$(missing "${PCP_PKGS[@]}")" ]] || { echo "setup: pcp failed to install" >&2; exit 1; }
+  [[ -z "$(missing "${PCP_PKGS[@]}")" ]] || { echo "setup: pcp or redis-server failed to install" >&2; exit 1; }
 fi
 # pmlogger -o (the reference recorder in tests: the MMV PMDA as a local DSO,
 # no pmcd) needs the namespace pmcd's first start would build.

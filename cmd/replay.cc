@@ -380,7 +380,8 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
   }
   const bool summary = std::find(f.output.begin(), f.output.end(), "summary") != f.output.end();
 
-  absl::StatusOr<Timeline> t = archiver::ReadTimeline(archives, metrics);
+  // The dump shows every record, as pmdumplog does.
+  absl::StatusOr<Timeline> t = archiver::ReadTimeline(archives, metrics, dump);
   if (!t.ok()) {
     std::fprintf(stderr, "mmvlog replay: %s\n", std::string(t.status().message()).c_str());
     return kExitFailure;
@@ -485,7 +486,7 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
       if (!fresh.empty()) printed = t->rows[fresh.back()].time;
       if (!SleepUntil(absl::Now() + absl::Seconds(1))) return kExitOk;
       // Re-read: new records, new volumes, new archives in a directory.
-      absl::StatusOr<Timeline> again = archiver::ReadTimeline(archives, metrics);
+      absl::StatusOr<Timeline> again = archiver::ReadTimeline(archives, metrics, dump);
       if (again.ok()) *t = std::move(*again);
     }
   }

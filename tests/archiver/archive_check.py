@@ -70,9 +70,10 @@ class FileScan:
 
 
 class Record:
-    def __init__(self, volume, offset, sec, nsec, numpmid):
+    def __init__(self, volume, offset, sec, nsec, numpmid, logue=False):
         self.volume, self.offset = volume, offset
         self.sec, self.nsec, self.numpmid = sec, nsec, numpmid
+        self.logue = logue  # pmlogger's prologue or epilogue (pmcd.pmlogger.*)
 
     @property
     def stamp(self):
@@ -86,6 +87,14 @@ class Record:
         return "%s@%d.%09d(vol %d off %d)" % (
             "mark" if self.mark else "result", self.sec, self.nsec, self.volume,
             self.offset)
+
+
+def is_logue(version, payload):
+    """Whether a result's first PMID is pmcd's (domain 2): a prologue/epilogue."""
+    at = 12 if version == 2 else 16
+    if len(payload) < at + 4 or struct.unpack_from(">i", payload, at - 4)[0] <= 0:
+        return False
+    return (struct.unpack_from(">I", payload, at)[0] >> 22) & 0x1FF == 2
 
 
 def decode_result_header(version, payload):
@@ -132,11 +141,17 @@ class ArchiveScan:
                     f.path, f.label_version(), self.version))
             for offset, _, payload in f.records[1:]:
                 sec, nsec, numpmid = decode_result_header(self.version, payload)
-                self.records.append(Record(n, offset, sec, nsec, numpmid))
+                self.records.append(Record(n, offset, sec, nsec, numpmid,
+                                           is_logue(self.version, payload)))
 
     @property
     def results(self):
-        return [r for r in self.records if not r.mark]
+        """The samples: not marks, not the prologue or epilogue."""
+        return [r for r in self.records if not r.mark and not r.logue]
+
+    @property
+    def logues(self):
+        return [r for r in self.records if r.logue]
 
     @property
     def marks(self):

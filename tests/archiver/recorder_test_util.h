@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -114,11 +115,17 @@ class MmvApp {
   format::MmvImage image_;
 };
 
+inline constexpr uint32_t kPmcdDomain = 2;
+
 // Everything an archive holds, decoded.
 struct ArchiveContents {
   format::LogLabel label;
   archiver::ArchiveMetadata meta;
+  // Without the prologue and epilogue (pmcd.* of domain 2: see logues)
+  // and without their descriptors and instance domain in `meta`.
   std::vector<format::Result> results;  // marks have no sets
+  std::vector<format::Result> logues;   // pmlogger's prologue/epilogue records
+  std::vector<format::Desc> logue_descs;
   std::vector<std::string> volumes;
   std::vector<format::IndexEntry> index;
   std::vector<std::string> warnings;
@@ -172,9 +179,25 @@ inline ArchiveContents ReadArchive(const std::string& base) {
       EXPECT_OK(vs);
       if (vs.ok()) res.sets.push_back(std::move(*vs));
     }
-    out.results.push_back(std::move(res));
+    const bool logue = !res.sets.empty() &&
+                       std::all_of(res.sets.begin(), res.sets.end(), [](const format::ValueSet& s) {
+                         return format::PmidDomain(s.pmid) == kPmcdDomain;
+                       });
+    (logue ? out.logues : out.results).push_back(std::move(res));
   }
   out.warnings = (*r)->warnings();
+  // The logger's own metrics out of the way of the tests' counts.
+  std::vector<format::Desc> descs;
+  for (format::Desc& d : out.meta.descs) {
+    (format::PmidDomain(d.pmid) == kPmcdDomain ? out.logue_descs : descs).push_back(std::move(d));
+  }
+  out.meta.descs = std::move(descs);
+  out.meta.desc_by_pmid.clear();
+  for (size_t i = 0; i < out.meta.descs.size(); ++i) out.meta.desc_by_pmid[out.meta.descs[i].pmid] = i;
+  for (const format::Desc& d : out.logue_descs) {
+    for (const std::string& n : d.names) out.meta.pmid_by_name.erase(n);
+  }
+  out.meta.indoms.erase(format::InDomBuild(kPmcdDomain, 1));
   return out;
 }
 

@@ -30,11 +30,13 @@ def archive_size(base):
 
 
 def result_times(base):
-    """Seconds (within the day) of each result record, from pmdumplog -a."""
+    """Seconds (within the day) of each sample, from pmdumplog -a (not the
+    prologue and epilogue: records of pmcd.pmlogger.*)."""
     out = []
-    for line in cmdtest.pmdumplog("-a", base).split("\n"):
+    lines = cmdtest.pmdumplog("-a", base).split("\n")
+    for i, line in enumerate(lines):
         m = re.match(r"^(\d\d):(\d\d):(\d\d\.\d+) \d+ metrics?$", line)
-        if m:
+        if m and not (i + 1 < len(lines) and "(pmcd." in lines[i + 1]):
             out.append(int(m.group(1)) * 3600 + int(m.group(2)) * 60 + float(m.group(3)))
     return out
 
@@ -84,7 +86,9 @@ class CaptureTest(unittest.TestCase):
         self.assertLessEqual(late, ticks - missed, describe(p))
         rc, check = cmdtest.pmlogcheck(base)
         self.assertEqual(rc, 0, check)
-        self.assertEqual(cmdtest.processed_results(check), samples, check)
+        self.assertEqual(cmdtest.sample_results(base, check), samples, check)
+        # pmlogger's prologue and epilogue around them.
+        self.assertEqual(cmdtest.logue_records(base), 2)
 
     def assert_no_progress(self, p):
         self.assertNotIn("\r", p.stderr)

@@ -203,6 +203,18 @@ def processed_results(check_output):
     return int(m.group(1)) if m else None
 
 
+def logue_records(base):
+    """How many prologue/epilogue records (pmcd.pmlogger.*) archive `base` holds."""
+    return len(re.findall(r"^\s+2\.3\.3 \(pmcd\.pmlogger\.host\):", pmdumplog("-a", base),
+                          re.M))
+
+
+def sample_results(base, check_output):
+    """pmlogcheck's result count without the prologue and epilogue."""
+    n = processed_results(check_output)
+    return None if n is None else n - logue_records(base)
+
+
 def archive_bases(directory):
     """Base names of the archives in `directory` (one per .meta file)."""
     return sorted(os.path.join(directory, f[:-len(".meta")])

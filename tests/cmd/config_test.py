@@ -69,7 +69,7 @@ def records_per_metric(base):
         elif not line.startswith("        "):
             metric = None
         v = re.match(r"^\s*(?:inst \[(\d+) or \"[^\"]*\"\] )?value ", rest)
-        if v and metric:
+        if v and metric and not metric.startswith("pmcd."):  # not the prologue/epilogue
             c[(metric, int(v.group(1)) if v.group(1) else None)] += 1
     return c
 

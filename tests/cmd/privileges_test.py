@@ -75,7 +75,7 @@ class PrivilegesTest(unittest.TestCase):
         self.assertIn("running as nobody", err)
         rc, check = cmdtest.pmlogcheck(base)
         self.assertEqual(rc, 0, check)
-        self.assertEqual(cmdtest.processed_results(check), 30)
+        self.assertEqual(cmdtest.sample_results(base, check), 30)
         self.assertEqual(os.stat(base + ".0").st_uid, self.nobody.pw_uid)
         # Both files: bravo, owned by another user, too.
         dump = cmdtest.pmdumplog("-m", base)

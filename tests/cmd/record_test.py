@@ -112,9 +112,10 @@ class RecordTest(unittest.TestCase):
         rc, out = cmdtest.pmlogcheck(base)
         self.assertEqual(rc, 0, "pmlogcheck %s:\n%s" % (base, out))
         self.assertIsNotNone(cmdtest.processed_results(out), out)
+        # Prologue and epilogue apart: the count is of samples.
         if results is not None:
-            self.assertEqual(cmdtest.processed_results(out), results, out)
-        return cmdtest.processed_results(out)
+            self.assertEqual(cmdtest.sample_results(base, out), results, out)
+        return cmdtest.sample_results(base, out)
 
     def assert_final_index_entry(self, base, volumes):
         """The last temporal index entry is the archive's end, as pmlogger writes it."""
@@ -281,10 +282,13 @@ class RecordTest(unittest.TestCase):
         marks = re.findall(r"^\d\d:\d\d:\d\d\.\d+\s+<mark>$", dump, re.M)
         self.assertEqual(len(marks), 1, dump)
         results = re.findall(r"^\d\d:\d\d:\d\d\.\d+ \d+ metrics?$", dump, re.M)
-        self.assertEqual(len(results), 6, dump)
-        # The mark is between the runs: after the first three results.
+        # Samples: not the prologue (first run) and the two epilogues.
+        self.assertEqual(cmdtest.logue_records(base), 3, dump)
+        self.assertEqual(len(results) - 3, 6, dump)
+        # The mark is between the runs: after the prologue, the first three
+        # results and the epilogue.
         order = re.findall(r"^\d\d:\d\d:\d\d\.\d+\s+(<mark>|\d+ metric)", dump, re.M)
-        self.assertEqual(order.index("<mark>"), 3, order)
+        self.assertEqual(order.index("<mark>"), 5, order)
         self.assert_final_index_entry(base, volumes=2)
 
     # -- end conditions ------------------------------------------------------------

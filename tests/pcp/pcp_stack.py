@@ -821,6 +821,17 @@ def expected_mmvlog_view(norm, files):
                         notes.append("record %d %s: %d NaN value(s) -> no value" % (
                             n, pmid, len(s["values"]) - len(kept)))
                         s["values"] = kept
+    # 4. userid and groupid (optional) among the context labels: a local
+    # context has them (pmlogger -o writes them); pmcd adds them only for a
+    # client that passed credentials, which this pmlogger did not.
+    for key, sets in exp["labels"].items():
+        if key[0] != "context":
+            continue
+        for ls in sets:
+            if "userid" not in ls["labels"]:
+                ls["labels"] = dict(ls["labels"], userid=os.getuid(), groupid=os.getgid())
+                ls["optional"] = sorted(set(ls["optional"]) | {"userid", "groupid"})
+                notes.append("context labels userid and groupid (a local context's)")
     return exp, notes
 
 

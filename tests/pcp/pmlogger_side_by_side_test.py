@@ -465,7 +465,14 @@ class PmloggerSideBySideTest(unittest.TestCase):
                           % pcp_stack.indom_ident(c, 1), added)
             self.assertIn('help indom %s oneline "Disks"' % pcp_stack.indom_ident(c, 7), added)
         self.assertEqual(len([l for l in added if l.startswith("help ")]), 3 * len(self.files))
-        self.assertEqual(len([l for l in added if l.startswith("labels ")]), 1)
+        # ... and 4. the context labels with a local context's userid/groupid.
+        self.assertEqual(len([l for l in added if l.startswith("labels ")]), 2)
+        context = [l for l in added if l.startswith("labels context ")]
+        self.assertEqual(len(context), 1, added)
+        self.assertIn('"userid": %d' % os.getuid(), context[0])
+        self.assertIn("optional=groupid,userid", context[0])
+        self.assertEqual(len([l for l in removed if l.startswith("labels context ")]), 1)
+        removed = [l for l in removed if not l.startswith("labels context ")]
         # 3. charlie's NaNs become no value; alpha's NaN (no SENTINEL) stays.
         self.assertEqual(sorted(l for l in removed), sorted(
             ["record %d 70.2.5 (mmv.charlie.ratio.float) inst 5 \"cpu5\" value nan" % n

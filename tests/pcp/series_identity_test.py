@@ -1,0 +1,158 @@
+"""Series identity: `pmseries --load` of pmlogger's archive and of mmvlog's.
+
+The same MMV files (written by the real libpcp_mmv: every MMV type, three
+indoms, labels of every kind in bravo) are recorded at the same time by
+`pmlogger -o` and by `mmvlog capture`, and both archives are loaded into one
+private redis-server (started and stopped here, on a free port, in the
+test's own directory) with PCP's `pmseries --load`. pmseries names a series
+by a hash of the metric's name and the labels in force (context, domain,
+cluster, item, instance), and a source by the context labels: when mmvlog
+writes what pmlogger writes, in the order and at the times pmlogger writes
+it (the prologue first, the context labels stamped at the first sample,
+labels before the instance domain they describe), every metric and every
+metric-instance has one series and the archives share one source.
+
+Also stated: mmvlog's archive starts with pmlogger's prologue (pmcd.pmlogger.*,
+pmcd.pid, pmcd.seqnum, with pmlogger -o's descriptors) and ends with its
+epilogue.
+"""
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import time
+import unittest
+
+
+def runfile(path):
+    return os.path.join(os.environ["TEST_SRCDIR"], "mmvlog", path)
+
+
+MMVLOG = runfile("cmd/mmvlog")
+WRITER = runfile("tests/pcp/pcp_mmv_writer")
+FILES = (("alpha", "v1", "0"), ("bravo", "v3", "11"))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def descs(base):
+    """{name: descriptor text} from pmdumplog -d."""
+    out, name = {}, None
+    for line in subprocess.run(["pmdumplog", "-d", base], stdout=subprocess.PIPE, text=True,
+                               check=True).stdout.splitlines():
+        m = re.match(r"^PMID: (\S+) \((\S+)\)$", line)
+        if m:
+            name = m.group(2)
+            out[name] = [m.group(1)]
+        elif name and line.startswith("    "):
+            out[name].append(line.strip())
+    return out
+
+
+class SeriesIdentityTest(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        for tool in ("redis-server", "redis-cli", "pmseries"):
+            if shutil.which(tool) is None:
+                raise AssertionError("%s is missing: run bazel/setup.sh" % tool)
+        cls.root = os.path.join(os.environ["TEST_TMPDIR"], "series_identity")
+        shutil.rmtree(cls.root, ignore_errors=True)
+        os.makedirs(os.path.join(cls.root, "mmv"))
+        cls.port = free_port()
+        cls.redis = subprocess.Popen(
+            ["redis-server", "--port", str(cls.port), "--bind", "127.0.0.1 ::1", "--save", "",
+             "--appendonly", "no", "--dir", cls.root],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            ping = subprocess.run(["redis-cli", "-p", str(cls.port), "ping"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            if ping.stdout.strip() == "PONG":
+                break
+            time.sleep(0.1)
+        else:
+            cls.redis.kill()
+            raise AssertionError("redis-server did not answer on port %d" % cls.port)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.redis.terminate()
+        cls.redis.wait(timeout=10)
+
+    def pmseries(self, *args):
+        p = subprocess.run(["pmseries", "-p", str(self.port)] + list(args),
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60)
+        if p.returncode != 0:
+            raise AssertionError("pmseries %s: exit %d: %s" % (" ".join(args), p.returncode,
+                                                                p.stdout))
+        return p.stdout
+
+    def test_loaded_archives_share_series_and_source(self):
+        env = dict(os.environ, PCP_TMP_DIR=self.root)
+        for name, mode, cluster in FILES:
+            subprocess.run([WRITER, name, mode, cluster], env=env, check=True,
+                           stdout=subprocess.DEVNULL)
+        cfg = os.path.join(self.root, "cfg")
+        with open(cfg, "w") as f:
+            f.write("log mandatory on every 250 msec { mmv.alpha mmv.bravo }\n")
+        p_base, m_base = os.path.join(self.root, "p_arch"), os.path.join(self.root, "m_arch")
+        pmlogger = subprocess.Popen(
+            ["pmlogger", "-o", "-V", "3", "-c", cfg, "-T", "1sec", "-l", p_base + ".log", p_base],
+            env=env, cwd=self.root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        mmvlog = subprocess.Popen(
+            [MMVLOG, "capture", "-V", "3", "-c", cfg, "-T", "1sec", "--mmv-dir",
+             os.path.join(self.root, "mmv"), "--no-progress", m_base],
+            env=env, cwd=self.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        p_out, _ = pmlogger.communicate(timeout=60)
+        _, m_err = mmvlog.communicate(timeout=60)
+        self.assertEqual(pmlogger.returncode, 0, p_out.decode())
+        self.assertEqual(mmvlog.returncode, 0, m_err.decode())
+
+        # The prologue and epilogue, with pmlogger -o's descriptors.
+        p_descs, m_descs = descs(p_base), descs(m_base)
+        logger = sorted(n for n in p_descs if n.startswith("pmcd."))
+        self.assertEqual(logger, ["pmcd.pid", "pmcd.pmlogger.archive", "pmcd.pmlogger.host",
+                                  "pmcd.pmlogger.port", "pmcd.seqnum"])
+        for n in logger:
+            self.assertEqual(p_descs[n], m_descs.get(n), n)
+        dump = subprocess.run(["pmdumplog", "-a", m_base], stdout=subprocess.PIPE, text=True,
+                              check=True).stdout
+        records = re.findall(r"^\d\d:\d\d:\d\d\.\d+ +\d+ metrics?\n +(\S+)", dump, re.M)
+        self.assertEqual(records[0], "2.3.3", "the first record is the prologue")
+        self.assertEqual(records[-1], "2.3.3", "the last record is the epilogue")
+        self.assertIn('(pmcd.pmlogger.archive): inst [%d or "%d"] value "%s"'
+                      % (mmvlog.pid, mmvlog.pid, m_base), dump)
+
+        # (pmseries --load says "processed N archive records" only at times;
+        # the queries below show what was loaded.)
+        for base in (p_base, m_base):
+            self.pmseries("--load", '{source.path: "%s"}' % base)
+        names = sorted(n for n in p_descs if n.startswith("mmv."))
+        self.assertEqual(names, sorted(n for n in m_descs if n.startswith("mmv.")))
+        self.assertGreater(len(names), 15)
+        sources = set()
+        for name in names:
+            series = self.pmseries(name).split()
+            self.assertEqual(len(series), 1, "%s: one series for both archives, got %s"
+                             % (name, series))
+            detail = self.pmseries("-a", series[0])
+            sources |= set(re.findall(r"Source: (\w+)", detail))
+            insts = re.findall(r'inst \[(\d+) or "[^"]*"\] series (\w+)', detail)
+            # One series per instance: an instance named differently by the
+            # two archives would be listed twice.
+            self.assertEqual(len(insts), len(set(i for i, _ in insts)), "%s\n%s" % (name, detail))
+        self.assertEqual(len(sources), 1, sources)
+        paths = self.pmseries("-S", sources.pop())
+        self.assertIn(p_base, paths)
+        self.assertIn(m_base, paths)
+
+
+if __name__ == "__main__":
+    unittest.main()
