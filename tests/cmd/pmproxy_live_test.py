@@ -1,0 +1,222 @@
+"""Live into pmproxy and Redis: `mmvlog record` into a directory pmproxy's
+discovery follows; every sample reaches Redis, the first of each archive too.
+
+A private redis-server and a private pmproxy (PCP 6.0.3: [discover] path set
+to this test's directory, its own PCP_RUN_DIR, socket, ports, config and log)
+are started and stopped here; nothing of the machine's own is touched.
+pmproxy opens an archive it discovers at its end, so the first record of a
+new archive is the one it may miss: mmvlog's first record is pmlogger's
+prologue, which holds no sample.
+
+For archive versions 3 and 2: a recorder writes a 400 ms counter that
+changes every sample, switches volume on SIGHUP, stops on SIGTERM and is
+started again on the same directory (a new archive). While it runs, Redis
+is polled every 100 ms. Shown: every sample of every archive is in Redis,
+with pmdumplog's value, within 2 s of its time (plus the polling step); 2.5 s
+after the stop the newest value Redis has is the last sample written.
+
+NOT PASSING YET (tagged manual): the first sample of a new archive, and at
+times a whole archive in a new subdirectory, is still missed; pmproxy 6.0.3
+creates its context for an archive when a file of it first changes after it
+started watching, positioned at the end there is then. Findings in the
+closing note of issue 15.
+"""
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import threading
+import time
+import unittest
+
+import cmdtest
+
+INTERVAL = "400msec"
+METRIC = "mmv.bravo.requests.total"
+POLL = 0.1
+ARRIVAL = 2.0  # seconds, from the issue
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(what, predicate, timeout=15.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.1)
+    raise AssertionError("timed out waiting for " + what)
+
+
+def archive_samples(base):
+    """{time in microseconds: value} of METRIC in archive `base`, by libpcp."""
+    from pcp import pmapi
+    import cpmapi as c_api
+    ctx = pmapi.pmContext(c_api.PM_CONTEXT_ARCHIVE, base)
+    pmid = ctx.pmLookupName(METRIC)[0]
+    out = {}
+    while True:
+        try:
+            r = ctx.pmFetchArchive()
+        except pmapi.pmErr:
+            break
+        t = r.contents.timestamp
+        for i in range(r.contents.numpmid):
+            vs = r.contents.get_vset(i).contents
+            if vs.pmid == pmid and vs.numval == 1:
+                v = ctx.pmExtractValue(vs.valfmt, r.contents.get_vlist(i, 0),
+                                       c_api.PM_TYPE_U64, c_api.PM_TYPE_U64)
+                out[t.tv_sec * 1000000 + t.tv_usec] = v.ull
+        ctx.pmFreeResult(r)
+    return out
+
+
+class PmproxyLiveTest(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        for tool in ("redis-server", "redis-cli", "pmseries", "/usr/lib/pcp/bin/pmproxy"):
+            if shutil.which(tool) is None:
+                raise AssertionError("%s is missing: run bazel/setup.sh" % tool)
+        cls.root = cmdtest.fresh_dir("pmproxy_live")
+        cls.archives = os.path.join(cls.root, "archives")
+        run_dir = os.path.join(cls.root, "run")
+        for d in (cls.archives, run_dir):
+            os.makedirs(d)
+        cls.redis_port, cls.proxy_port = free_port(), free_port()
+        cls.redis = subprocess.Popen(
+            ["redis-server", "--port", str(cls.redis_port), "--bind", "127.0.0.1 ::1",
+             "--save", "", "--appendonly", "no", "--dir", cls.root],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_for("redis-server", lambda: subprocess.run(
+            ["redis-cli", "-p", str(cls.redis_port), "ping"], capture_output=True,
+            text=True).stdout.strip() == "PONG")
+        config = os.path.join(cls.root, "pmproxy.conf")
+        with open(config, "w") as f:
+            f.write("[pmproxy]\npcp.enabled = false\nhttp.enabled = true\n"
+                    "redis.enabled = true\nsecure.enabled = false\n"
+                    "[redis]\nenabled = true\nservers = localhost:%d\n"
+                    "[discover]\nenabled = true\npath = %s\n"
+                    "[pmseries]\nenabled = true\n" % (cls.redis_port, cls.archives))
+        cls.proxy_log = os.path.join(cls.root, "pmproxy.log")
+        env = dict(os.environ, PCP_RUN_DIR=run_dir, PCP_TMP_DIR=cls.root)
+        cls.proxy = subprocess.Popen(
+            ["/usr/lib/pcp/bin/pmproxy", "-f", "-A", "-p", str(cls.proxy_port),
+             "-s", os.path.join(run_dir, "pmproxy.sock"), "-c", config, "-l", cls.proxy_log],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+        def ready():
+            with open(cls.proxy_log) as f:
+                return "schema version setup" in f.read()
+        wait_for("pmproxy's Redis set-up", lambda: os.path.exists(cls.proxy_log) and ready())
+        cls.files = cmdtest.MmvFiles(cls.root, files=(("bravo", "v3", 11, 0),))
+
+    @classmethod
+    def tearDownClass(cls):
+        # pmproxy before anything it follows goes away (6.0.3 crashes when a
+        # discovered archive is deleted under it).
+        cls.proxy.terminate()
+        cls.proxy.wait(timeout=10)
+        cls.redis.terminate()
+        cls.redis.wait(timeout=10)
+
+    def redis_values(self):
+        """{time in microseconds: value} of METRIC's series in Redis."""
+        p = subprocess.run(["pmseries", "-p", str(self.redis_port), "-t",
+                            "%s[count:100000]" % METRIC], capture_output=True, text=True,
+                           timeout=30)
+        out = {}
+        for m in re.finditer(r"^\s+\[(\d+)\.(\d{3})\] (\d+)$", p.stdout, re.M):
+            out[int(m.group(1)) * 1000 + int(m.group(2))] = int(m.group(3))
+        return out
+
+    def record(self, base, version):
+        return subprocess.Popen(
+            [cmdtest.MMVLOG, "record", "-V", version, "-t", INTERVAL, "--mmv-dir",
+             self.files.mmv_dir, base], env=self.files.env,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+    def test_every_sample_arrives_including_each_archives_first(self):
+        for version in ("3", "2"):
+            with self.subTest(version=version):
+                self.one_version(version)
+
+    def one_version(self, version):
+        d = os.path.join(self.archives, "v" + version)
+        os.makedirs(d)
+        seen = {}  # time in microseconds -> (wall time first seen, value)
+        stop = threading.Event()
+
+        def poll():
+            while not stop.is_set():
+                now = time.time()
+                for t, v in self.redis_values().items():
+                    seen.setdefault(t, (now, v))
+                time.sleep(POLL)
+
+        def bump():
+            n = 1000 * int(version)
+            while not stop.is_set():
+                n += 7
+                self.files.set_counter("bravo", n)
+                time.sleep(0.13)
+
+        threads = [threading.Thread(target=poll), threading.Thread(target=bump)]
+        for t in threads:
+            t.start()
+        try:
+            bases = [os.path.join(d, "first"), os.path.join(d, "second")]
+            p = self.record(bases[0], version)
+            time.sleep(1.9)
+            p.send_signal(signal.SIGHUP)  # a new volume
+            time.sleep(1.3)
+            p.send_signal(signal.SIGTERM)
+            _, err = p.communicate(timeout=20)
+            self.assertEqual(p.returncode, 0, err)
+            time.sleep(0.5)
+            p = self.record(bases[1], version)  # started again on the same directory
+            time.sleep(1.7)
+            p.send_signal(signal.SIGTERM)
+            _, err = p.communicate(timeout=20)
+            stopped = time.time()
+            self.assertEqual(p.returncode, 0, err)
+            time.sleep(2.5)
+            newest_after_stop = max(self.redis_values())
+        finally:
+            stop.set()
+            for t in threads:
+                t.join()
+
+        self.assertTrue(os.path.exists(bases[0] + ".1"), "SIGHUP switched volume")
+        written, where = {}, {}
+        for base in bases:
+            samples = archive_samples(base)
+            for k, t in enumerate(sorted(samples)):
+                where[t] = "%s sample %d of %d" % (os.path.basename(base), k + 1, len(samples))
+            self.assertGreaterEqual(len(samples), 3, base)
+            first = min(samples)
+            self.assertIn(first, seen, "%s: the archive's first sample never reached Redis "
+                          "(Redis has %s)" % (base, sorted(seen)))
+            written.update(samples)
+        for t, v in sorted(written.items()):
+            self.assertIn(t, seen, "%s at %d us never reached Redis (it has %s)" % (
+                where[t], t, sorted(x for x in seen if abs(x - t) < 3e6)))
+            arrived, value = seen[t]
+            self.assertEqual(value, v, "value at %d us" % t)
+            late = arrived - t / 1e6
+            self.assertLessEqual(late, ARRIVAL + POLL + 0.05,
+                                 "sample at %d us arrived %.2f s later" % (t, late))
+        self.assertEqual(newest_after_stop, max(written),
+                         "2.5 s after the stop Redis's newest is not the last sample")
+        self.assertLess(max(written) / 1e6, stopped)
+
+
+if __name__ == "__main__":
+    unittest.main()
