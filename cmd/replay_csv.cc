@@ -6,9 +6,12 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <span>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "format/archive_format.h"
+#include "format/event_record.h"
 #include "format/json.h"
 
 namespace mmvlog::cmd {
@@ -99,6 +102,22 @@ void AppendCsvField(absl::string_view s, std::string* out) {
   out->push_back('"');
 }
 
+bool IsDecodedType(int32_t type) {
+  return type == format::kTypeAggregate || type == format::kTypeAggregateStatic ||
+         type == format::kTypeEvent || type == format::kTypeHighresEvent;
+}
+
+std::string DecodedValueJson(const archiver::Timeline& t, int32_t type, absl::string_view bytes) {
+  const std::span<const uint8_t> in(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  if (type != format::kTypeEvent && type != format::kTypeHighresEvent) {
+    return format::JsonString(format::HexText(in));
+  }
+  absl::StatusOr<format::EventArray> a =
+      format::DecodeEventArray(in, type == format::kTypeHighresEvent, format::kValueBlockHeader);
+  if (!a.ok()) return absl::StrCat("{\"error\":", format::JsonString(a.status().message()), "}");
+  return format::EventArrayJson(*a, t.param_names);
+}
+
 std::string CsvHeader(const archiver::Timeline& t, bool raw) {
   std::string out = "Time";
   // Units depend on the descriptor only: once per metric, not per column.
@@ -131,7 +150,9 @@ void AppendCsvRow(const archiver::Timeline& t, size_t row, bool raw, absl::strin
     const archiver::StoredValue::Kind kind = t.Kind(row, c);
     if (kind == archiver::StoredValue::kString) {
       out->resize(p - out->data());
-      AppendCsvField(t.strings[t.bits[r.first + c]], out);
+      const std::string& s = t.strings[t.bits[r.first + c]];
+      const int32_t type = t.ColumnDesc(c).type;
+      AppendCsvField(IsDecodedType(type) ? DecodedValueJson(t, type, s) : s, out);
       end = out->size();
       continue;
     }
