@@ -114,7 +114,8 @@ std::string DecodedValueText(const Timeline& t, int32_t type, absl::string_view 
     absl::StrAppend(&text, "\n        --- event record [", i, "] timestamp ",
                     absl::FormatTime(highres ? "%Y-%m-%d %H:%M:%E9S" : "%Y-%m-%d %H:%M:%E6S",
                                      format::ToAbslTime(e.timestamp), g_zone),
-                    " flags ", format::EventFlagsText(e.flags), " ---");
+                    e.flags == 0 ? "" : absl::StrCat(" flags ", format::EventFlagsText(e.flags)),
+                    " ---");
     if (e.flags & format::kEventFlagMissed) {
       absl::StrAppend(&text, "\n        ==> ", e.missed, " missed event records");
     }
