@@ -4,7 +4,8 @@
 //
 // usage: event_archive_tool VERSION BASE [damaged]
 // Content: test.events (PM_TYPE_EVENT, two instances), test.hrevents
-// (PM_TYPE_HIGHRES_EVENT), test.aggregate (PM_TYPE_AGGREGATE) and the
+// (PM_TYPE_HIGHRES_EVENT), test.aggregate (PM_TYPE_AGGREGATE),
+// test.aggregate_static (PM_TYPE_AGGREGATE_STATIC) and the
 // parameter metrics test.param.* (described in .meta, no values of their
 // own), in three results: no records, records with every parameter type,
 // a missed-events record, flags 0, several records. With "damaged", a fourth
@@ -117,10 +118,13 @@ int main(int argc, char** argv) {
     Check(w.AddDesc(d), "desc");
   };
   const uint32_t events = format::PmidBuild(70, 1, 1), hrevents = format::PmidBuild(70, 1, 2),
-                 aggregate = format::PmidBuild(70, 1, 3);
+                 aggregate = format::PmidBuild(70, 1, 3),
+                 aggregate_static = format::PmidBuild(70, 1, 4);
   desc(events, format::kTypeEvent, kIndom, "test.events");
   desc(hrevents, format::kTypeHighresEvent, format::kIndomNull, "test.hrevents");
   desc(aggregate, format::kTypeAggregate, format::kIndomNull, "test.aggregate");
+  desc(aggregate_static, format::kTypeAggregateStatic, format::kIndomNull,
+       "test.aggregate_static");
   for (const ParamMetric& p : kParams) desc(Param(p.item), p.type, format::kIndomNull, p.name);
   format::InDom indom;
   indom.timestamp = start;
@@ -157,7 +161,8 @@ int main(int argc, char** argv) {
     hr.values = {h};
     format::ResultValue a;
     a.bytes = aggregates[k];
-    r.sets = {ev, hr, {aggregate, format::kTypeAggregate, 0, {a}}};
+    r.sets = {ev, hr, {aggregate, format::kTypeAggregate, 0, {a}},
+              {aggregate_static, format::kTypeAggregateStatic, 0, {a}}};
     Check(w.AppendResult(r), "result");
   }
   if (damaged) {
