@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <limits>
 #include <optional>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -33,7 +32,6 @@
 #include "cmd/time_zone.h"
 #include "cmd/to_mmv.h"
 #include "format/archive_format.h"
-#include "format/event_record.h"
 #include "format/json.h"
 #include "format/pcp_interval.h"
 #include "format/pcp_time.h"
@@ -94,41 +92,6 @@ void PrintSummary(const Timeline& t) {
   }
 }
 
-// The value of a column of an aggregate or event metric as pmdumplog -a
-// prints it: an aggregate as pmPrintValue does, an event array as its count
-// and then, on lines of their own, each record's timestamp and flags and
-// each parameter by PMID and name. A damaged array says what and where.
-std::string DecodedValueText(const Timeline& t, int32_t type, absl::string_view bytes) {
-  const std::span<const uint8_t> in(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
-  if (type != format::kTypeEvent && type != format::kTypeHighresEvent) {
-    return absl::StrCat("value ", format::AggregateText(in));
-  }
-  const bool highres = type == format::kTypeHighresEvent;
-  absl::StatusOr<format::EventArray> a = format::DecodeEventArray(in, highres, format::kValueBlockHeader);
-  if (!a.ok()) {
-    return absl::StrCat("damaged event array (offsets in its pmValueBlock): ", a.status().message());
-  }
-  std::string text = format::EventCountText(*a);
-  for (size_t i = 0; i < a->records.size(); ++i) {
-    const format::EventRecord& e = a->records[i];
-    absl::StrAppend(&text, "\n        --- event record [", i, "] timestamp ",
-                    absl::FormatTime(highres ? "%Y-%m-%d %H:%M:%E9S" : "%Y-%m-%d %H:%M:%E6S",
-                                     format::ToAbslTime(e.timestamp), g_zone),
-                    e.flags == 0 ? "" : absl::StrCat(" flags ", format::EventFlagsText(e.flags)),
-                    " ---");
-    if (e.flags & format::kEventFlagMissed) {
-      absl::StrAppend(&text, "\n        ==> ", e.missed, " missed event records");
-    }
-    for (const format::EventParam& p : e.params) {
-      auto name = t.param_names.find(p.pmid);
-      absl::StrAppend(&text, "\n        ", format::PmidString(p.pmid), " (",
-                      name == t.param_names.end() ? "<noname>" : name->second, ") value ",
-                      format::EventParamText(p));
-    }
-  }
-  return text;
-}
-
 void PrintDump(const Timeline& t, const std::vector<size_t>& rows) {
   for (size_t r : rows) {
     const archiver::Row& row = t.rows[r];
@@ -146,7 +109,7 @@ void PrintDump(const Timeline& t, const std::vector<size_t>& rows) {
       if (v.kind != archiver::StoredValue::kString) {
         value = absl::StrCat("value ", v.Text());
       } else if (IsDecodedType(type)) {
-        value = DecodedValueText(t, type, v.s);
+        value = DecodedValueText(t, type, v.s, g_zone);
       } else {
         value = absl::StrCat("value ", format::JsonString(v.s));
       }

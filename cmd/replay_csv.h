@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "archiver/replay.h"
 
 namespace mmvlog::cmd {
@@ -38,6 +39,17 @@ bool IsDecodedType(int32_t type);
 // damaged one as {"error":"what, at which offset in its pmValueBlock"}.
 // REQUIRES: IsDecodedType(type).
 std::string DecodedValueJson(const archiver::Timeline& t, int32_t type, absl::string_view bytes);
+
+// The value of such a column as pmdumplog -a prints it, after the metric
+// and instance: an aggregate as "value " and pmPrintValue's text; an event
+// array as its count ("2 event records") and then, each on a line of its own
+// indented by 8, each record's timestamp (in `zone`, microseconds or for
+// PM_TYPE_HIGHRES_EVENT nanoseconds) and flags, a missed count, and each
+// parameter by PMID, name (t.param_names) and value. A damaged array:
+// "damaged event array (offsets in its pmValueBlock): " and what, where.
+// REQUIRES: IsDecodedType(type).
+std::string DecodedValueText(const archiver::Timeline& t, int32_t type, absl::string_view bytes,
+                             absl::TimeZone zone);
 
 // The header line, without its newline: "Time", then per column its label
 // and, when it has units, " (units)" as DisplayUnits gives them.
