@@ -192,6 +192,7 @@ class ArchiveLoader {
   // Errors: the first damage (results before it are kept).
   absl::Status Load(ArchiveReader& r) {
     meta_ = &r.meta();
+    AddParamNames(*meta_);
     // A value takes at least 8 bytes of a volume (an INSITU pmValue): room
     // for that many cells (up to 32M, 288 MB) saves regrowing the timeline.
     // Only address space is reserved; pages are touched as cells are filled.
@@ -233,6 +234,16 @@ class ArchiveLoader {
   }
 
  private:
+  void AddParamNames(const ArchiveMetadata& meta) {
+    const bool events = std::any_of(meta.descs.begin(), meta.descs.end(), [](const format::Desc& d) {
+      return d.type == format::kTypeEvent || d.type == format::kTypeHighresEvent;
+    });
+    if (!events) return;
+    for (const format::Desc& d : meta.descs) {
+      if (!d.names.empty()) t_.param_names.try_emplace(d.pmid, d.names[0]);
+    }
+  }
+
   ArchivePmid& Pmid(uint32_t pmid) {
     auto [it, added] = pmids_.try_emplace(pmid);
     ArchivePmid& p = it->second;
@@ -498,6 +509,7 @@ Timeline HeaderOf(const Timeline& t) {
   out.descs = t.descs;
   out.desc_of_pmid = t.desc_of_pmid;
   out.help = t.help;
+  out.param_names = t.param_names;
   return out;
 }
 

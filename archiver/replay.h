@@ -78,6 +78,10 @@ struct Timeline {
   // Help text of the metrics in descs, by PMID: the one-line and the long
   // text, "" where the archive has none.
   std::map<uint32_t, std::pair<std::string, std::string>> help;
+  // Names of the PMIDs event records may hold as parameters: every metric
+  // in the .meta of an archive with an event metric (parameters are
+  // described there but have no values of their own).
+  std::map<uint32_t, std::string> param_names;
   std::vector<Column> columns;
   std::vector<Row> rows;
 

@@ -104,12 +104,20 @@ void PrintDump(const Timeline& t, const std::vector<size_t>& rows) {
       const archiver::StoredValue v = t.Value(r, c);
       if (!v.has_value()) continue;
       const archiver::Column& col = t.columns[c];
-      std::printf("    %s (%s)%s value %s\n", format::PmidString(col.pmid).c_str(), col.metric.c_str(),
+      const int32_t type = t.ColumnDesc(c).type;
+      std::string value;
+      if (v.kind != archiver::StoredValue::kString) {
+        value = absl::StrCat("value ", v.Text());
+      } else if (IsDecodedType(type)) {
+        value = DecodedValueText(t, type, v.s, g_zone);
+      } else {
+        value = absl::StrCat("value ", format::JsonString(v.s));
+      }
+      std::printf("    %s (%s)%s %s\n", format::PmidString(col.pmid).c_str(), col.metric.c_str(),
                   col.instance.empty()
                       ? ""
                       : absl::StrCat(" inst [", col.inst, " or \"", col.instance, "\"]").c_str(),
-                  v.kind == archiver::StoredValue::kString ? format::JsonString(v.s).c_str()
-                                                           : v.Text().c_str());
+                  value.c_str());
     }
   }
 }
@@ -145,7 +153,8 @@ void PrintJson(const Timeline& t, const std::vector<size_t>& rows, bool raw) {
       if (!value.has_value()) continue;
       std::string v;
       if (value.kind == archiver::StoredValue::kString) {
-        v = format::JsonString(value.s);
+        const int32_t type = t.ColumnDesc(c).type;
+        v = IsDecodedType(type) ? DecodedValueJson(t, type, value.s) : format::JsonString(value.s);
       } else if (raw) {
         v = value.Text();
       } else {

@@ -6,10 +6,16 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <span>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/time/time.h"
+#include "format/archive_types.h"
+#include "format/archive_format.h"
+#include "format/event_record.h"
 #include "format/json.h"
+#include "format/pm_desc_text.h"
 
 namespace mmvlog::cmd {
 namespace {
@@ -99,6 +105,54 @@ void AppendCsvField(absl::string_view s, std::string* out) {
   out->push_back('"');
 }
 
+bool IsDecodedType(int32_t type) {
+  return type == format::kTypeAggregate || type == format::kTypeAggregateStatic ||
+         type == format::kTypeEvent || type == format::kTypeHighresEvent;
+}
+
+std::string DecodedValueJson(const archiver::Timeline& t, int32_t type, absl::string_view bytes) {
+  const std::span<const uint8_t> in(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  if (type != format::kTypeEvent && type != format::kTypeHighresEvent) {
+    return format::JsonString(format::HexText(in));
+  }
+  absl::StatusOr<format::EventArray> a =
+      format::DecodeEventArray(in, type == format::kTypeHighresEvent, format::kValueBlockHeader);
+  if (!a.ok()) return absl::StrCat("{\"error\":", format::JsonString(a.status().message()), "}");
+  return format::EventArrayJson(*a, t.param_names);
+}
+
+std::string DecodedValueText(const archiver::Timeline& t, int32_t type, absl::string_view bytes,
+                             absl::TimeZone zone) {
+  const std::span<const uint8_t> in(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  if (type != format::kTypeEvent && type != format::kTypeHighresEvent) {
+    return absl::StrCat("value ", format::AggregateText(in));
+  }
+  const bool highres = type == format::kTypeHighresEvent;
+  absl::StatusOr<format::EventArray> a = format::DecodeEventArray(in, highres, format::kValueBlockHeader);
+  if (!a.ok()) {
+    return absl::StrCat("damaged event array (offsets in its pmValueBlock): ", a.status().message());
+  }
+  std::string text = format::EventCountText(*a);
+  for (size_t i = 0; i < a->records.size(); ++i) {
+    const format::EventRecord& e = a->records[i];
+    absl::StrAppend(&text, "\n        --- event record [", i, "] timestamp ",
+                    absl::FormatTime(highres ? "%Y-%m-%d %H:%M:%E9S" : "%Y-%m-%d %H:%M:%E6S",
+                                     format::ToAbslTime(e.timestamp), zone),
+                    e.flags == 0 ? "" : absl::StrCat(" flags ", format::EventFlagsText(e.flags)),
+                    " ---");
+    if (e.flags & format::kEventFlagMissed) {
+      absl::StrAppend(&text, "\n        ==> ", e.missed, " missed event records");
+    }
+    for (const format::EventParam& p : e.params) {
+      auto name = t.param_names.find(p.pmid);
+      absl::StrAppend(&text, "\n        ", format::PmidString(p.pmid), " (",
+                      name == t.param_names.end() ? "<noname>" : name->second, ") value ",
+                      format::EventParamText(p));
+    }
+  }
+  return text;
+}
+
 std::string CsvHeader(const archiver::Timeline& t, bool raw) {
   std::string out = "Time";
   // Units depend on the descriptor only: once per metric, not per column.
@@ -131,7 +185,9 @@ void AppendCsvRow(const archiver::Timeline& t, size_t row, bool raw, absl::strin
     const archiver::StoredValue::Kind kind = t.Kind(row, c);
     if (kind == archiver::StoredValue::kString) {
       out->resize(p - out->data());
-      AppendCsvField(t.strings[t.bits[r.first + c]], out);
+      const std::string& s = t.strings[t.bits[r.first + c]];
+      const int32_t type = t.ColumnDesc(c).type;
+      AppendCsvField(IsDecodedType(type) ? DecodedValueJson(t, type, s) : s, out);
       end = out->size();
       continue;
     }

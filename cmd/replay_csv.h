@@ -1,7 +1,7 @@
 // The text of `mmvlog replay --csv`, and the number format every replay
 // output shares. One CSV line per sample: the time, then one cell per
 // column: strings as stored (quoted when they hold a comma, quote or
-// newline), numbers as NumericValue gives them (counters as rates unless
+// newline), aggregates and event arrays as DecodedValueJson (quoted), numbers as NumericValue gives them (counters as rates unless
 // raw; with raw, stored numbers exactly), an empty cell without a value.
 // Output is built in a caller-owned string, for one large write.
 #ifndef MMVLOG_CMD_REPLAY_CSV_H_
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "archiver/replay.h"
 
 namespace mmvlog::cmd {
@@ -27,6 +28,28 @@ std::string NumberText(double v);
 // Appends `s` as one CSV field: as it is, or quoted with its quotes
 // doubled when it holds a comma, a quote or a newline.
 void AppendCsvField(absl::string_view s, std::string* out);
+
+// True for the types whose values replay shows decoded rather than as their
+// bytes: aggregates (both kinds) and event arrays (both layouts).
+bool IsDecodedType(int32_t type);
+
+// A value of such a type (its bytes as stored), as JSON for scripts: an
+// aggregate as a string of hex digits, an event array as
+// format::EventArrayJson gives it (parameters named from t.param_names), a
+// damaged one as {"error":"what, at which offset in its pmValueBlock"}.
+// REQUIRES: IsDecodedType(type).
+std::string DecodedValueJson(const archiver::Timeline& t, int32_t type, absl::string_view bytes);
+
+// The value of such a column as pmdumplog -a prints it, after the metric
+// and instance: an aggregate as "value " and pmPrintValue's text; an event
+// array as its count ("2 event records") and then, each on a line of its own
+// indented by 8, each record's timestamp (in `zone`, microseconds or for
+// PM_TYPE_HIGHRES_EVENT nanoseconds) and flags, a missed count, and each
+// parameter by PMID, name (t.param_names) and value. A damaged array:
+// "damaged event array (offsets in its pmValueBlock): " and what, where.
+// REQUIRES: IsDecodedType(type).
+std::string DecodedValueText(const archiver::Timeline& t, int32_t type, absl::string_view bytes,
+                             absl::TimeZone zone);
 
 // The header line, without its newline: "Time", then per column its label
 // and, when it has units, " (units)" as DisplayUnits gives them.

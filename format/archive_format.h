@@ -90,6 +90,31 @@ inline constexpr int32_t kTypeEvent = 9;
 inline constexpr int32_t kTypeHighresEvent = 10;
 inline constexpr int32_t kTypeUnknown = 255;
 
+// Event arrays: the value of a kTypeEvent (pmEventArray) or
+// kTypeHighresEvent (pmHighResEventArray) metric, inside its pmValueBlock
+// after the block header (pmapi.h; byte order as libpcp's endian.c writes
+// it). Frozen in the file format.
+//   nrecords (32), then per record:
+//     kTypeEvent:         sec32 usec32 flags32 nparams32
+//     kTypeHighresEvent:  sec64 nsec64 flags32 nparams32 (no padding)
+//   then nparams parameters: pmid32, type:8 length:24 (as a block header,
+//   length counting itself), the value (numbers big-endian), padded to 32
+//   bits. A record with kEventFlagMissed has no parameters: nparams is the
+//   number of events missed.
+inline constexpr size_t kEventArrayHeaderSize = 4;  // nrecords
+inline constexpr size_t kEventRecordHeaderSize = 4 + 4 + 4 + 4;
+inline constexpr size_t kHighresEventRecordHeaderSize = 8 + 8 + 4 + 4;
+inline constexpr size_t kEventParamHeaderSize = 4 + 4;  // pmid, type/length
+static_assert(kHighresEventRecordHeaderSize == 24);
+
+// pmEventRecord.er_flags (PM_EVENT_FLAG_*). Frozen in the file format.
+inline constexpr uint32_t kEventFlagPoint = 1u << 0;
+inline constexpr uint32_t kEventFlagStart = 1u << 1;
+inline constexpr uint32_t kEventFlagEnd = 1u << 2;
+inline constexpr uint32_t kEventFlagId = 1u << 3;
+inline constexpr uint32_t kEventFlagParent = 1u << 4;
+inline constexpr uint32_t kEventFlagMissed = 1u << 31;
+
 // pmDesc.sem (PM_SEM_*).
 inline constexpr int32_t kSemCounter = 1;
 inline constexpr int32_t kSemInstant = 3;

@@ -16,9 +16,11 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "absl/time/time.h"
 #include "archiver/replay.h"
 #include "format/archive_format.h"
 #include "format/archive_meta.h"
+#include "format/event_record.h"
 #include "format/pm_units.h"
 
 namespace mmvlog::cmd {
@@ -189,6 +191,77 @@ TEST(Csv, HeaderAndRowsCellByCell) {
             "T,100,7,\"1.0, \"\"beta\"\"\",\n"
             "T,105,3,,0.25\n"
             "T,200,,,1e+20\n");
+}
+
+}  // namespace
+}  // namespace mmvlog::cmd
+
+namespace mmvlog::cmd {
+namespace {
+
+// Event arrays and aggregates: the dump's text (pmdumplog -a's, checked
+// against it by //tests/pcp:event_record_oracle_test) and the JSON for
+// scripts, from one small array.
+std::string EventBytes(bool highres) {
+  format::EventArray a;
+  format::EventRecord e;
+  e.timestamp = {1700000000, 123456000};
+  e.flags = format::kEventFlagPoint;
+  e.params = {{format::PmidBuild(70, 2, 7), format::kTypeString, "fetch"},
+              {format::PmidBuild(70, 2, 9), format::kTypeAggregate, "ab"}};
+  a.records.push_back(e);
+  a.records.push_back({{1700000001, 0}, format::kEventFlagMissed, 3, {}});
+  std::vector<uint8_t> b;
+  format::EncodeEventArray(a, highres, &b);
+  return std::string(b.begin(), b.end());
+}
+
+TEST(DecodedValue, EventArrayAsPmdumplogPrintsIt) {
+  archiver::Timeline t;
+  t.param_names[format::PmidBuild(70, 2, 7)] = "test.param.string";
+  EXPECT_EQ(DecodedValueText(t, format::kTypeEvent, EventBytes(false), absl::UTCTimeZone()),
+            "2 (and 3 missed) event records\n"
+            "        --- event record [0] timestamp 2023-11-14 22:13:20.123456 flags 0x1 (point) ---\n"
+            "        70.2.7 (test.param.string) value \"fetch\"\n"
+            "        70.2.9 (<noname>) value \"ab\" [6162]\n"
+            "        --- event record [1] timestamp 2023-11-14 22:13:21.000000 flags 0x80000000 "
+            "(missed) ---\n"
+            "        ==> 3 missed event records");
+  EXPECT_THAT(DecodedValueText(t, format::kTypeHighresEvent, EventBytes(true),
+                               absl::UTCTimeZone()),
+              ::testing::HasSubstr("timestamp 2023-11-14 22:13:20.123456000 flags"));
+  EXPECT_EQ(DecodedValueText(t, format::kTypeAggregate, "ab", absl::UTCTimeZone()),
+            "value \"ab\" [6162]");
+}
+
+TEST(DecodedValue, EventArrayAsJson) {
+  archiver::Timeline t;
+  t.param_names[format::PmidBuild(70, 2, 7)] = "test.param.string";
+  EXPECT_EQ(DecodedValueJson(t, format::kTypeEvent, EventBytes(false)),
+            "[{\"timestamp\":1700000000.123456000,\"flags\":1,\"params\":["
+            "{\"pmid\":\"70.2.7\",\"name\":\"test.param.string\",\"value\":\"fetch\"},"
+            "{\"pmid\":\"70.2.9\",\"value\":\"6162\"}]},"
+            "{\"timestamp\":1700000001.000000000,\"flags\":2147483648,\"missed\":3,\"params\":[]}]");
+  EXPECT_EQ(DecodedValueJson(t, format::kTypeAggregateStatic, std::string("\x00\xff", 2)),
+            "\"00ff\"");
+  EXPECT_TRUE(IsDecodedType(format::kTypeHighresEvent));
+  EXPECT_FALSE(IsDecodedType(format::kTypeString));
+}
+
+// A damaged array is a message naming the offset (from the start of the
+// pmValueBlock) and what is wrong; so is every prefix of a good one.
+TEST(DecodedValue, DamagedEventArrayIsAMessage) {
+  archiver::Timeline t;
+  const std::string bytes = EventBytes(false);
+  EXPECT_EQ(DecodedValueText(t, format::kTypeEvent, bytes.substr(0, 30), absl::UTCTimeZone()),
+            "damaged event array (offsets in its pmValueBlock): offset 4: event array: 2 records "
+            "do not fit in 26 bytes");
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    EXPECT_THAT(DecodedValueText(t, format::kTypeEvent, bytes.substr(0, n), absl::UTCTimeZone()),
+                ::testing::StartsWith("damaged event array"));
+    EXPECT_THAT(DecodedValueJson(t, format::kTypeEvent, bytes.substr(0, n)),
+                ::testing::StartsWith("{\"error\":\""));
+  }
 }
 
 }  // namespace

@@ -72,6 +72,32 @@ def main():
              "10Gbyte", "1.5hours", "@13:10\n-T 2h30m\n10sec\n+20sec"]
     for i, t in enumerate(texts):
         write(os.path.join(out, "user_text"), "t%02d" % i, t.encode())
+    for name, data in event_arrays():
+        write(os.path.join(out, "event_record"), name, data)
+
+
+def event_arrays():
+    """Event array values in the layouts pmlogger writes (see
+    format/archive_format.h): a selector byte (odd: high resolution), then
+    nrecords and the records."""
+    def param(pmid, vtype, value):
+        pad = b"\0" * (-len(value) % 4)
+        return struct.pack(">II", pmid, (vtype << 24) | (4 + len(value))) + value + pad
+
+    params = [param(0x07400080, 0, struct.pack(">i", -14)),
+              param(0x07400083, 3, struct.pack(">Q", 11)),
+              param(0x07400084, 4, struct.pack(">f", -17)),
+              param(0x07400085, 5, struct.pack(">d", -9)),
+              param(0x07400086, 6, b"fetch #5"),
+              param(0x07400087, 7, bytes([1, 3, 7, 15, 31, 63, 127, 255]))]
+    for selector, stamp in ((2, struct.pack(">II", 1415800851, 555839)),
+                            (3, struct.pack(">qq", 1415800851, 555941984))):
+        name = "highres" if selector == 3 else "event"
+        records = [stamp + struct.pack(">II", 0x1a, len(params)) + b"".join(params),
+                   stamp + struct.pack(">II", 0x80000000, 7),
+                   stamp + struct.pack(">II", 1, 0)]
+        yield name, bytes([selector]) + struct.pack(">I", len(records)) + b"".join(records)
+        yield name + "_empty", bytes([selector]) + struct.pack(">I", 0)
 
 
 if __name__ == "__main__":
