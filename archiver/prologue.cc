@@ -25,11 +25,14 @@ format::Desc PmcdDesc(uint32_t cluster, uint32_t item, int32_t type, bool per_lo
   return d;
 }
 
-format::ValueSet Value(const format::Desc& d, int32_t inst, format::ResultValue v) {
+format::ValueSet Value(const format::Desc& d, int32_t inst, uint64_t number, std::string text) {
   format::ValueSet s;
   s.pmid = d.pmid;
   s.type = d.type;
+  format::ResultValue v;
   v.inst = inst;
+  v.u64 = number;
+  v.bytes = std::move(text);
   s.values.push_back(std::move(v));
   return s;
 }
@@ -49,13 +52,13 @@ Prologue MakePrologue(format::Timestamp when, int32_t pid, const std::string& ar
   p.indom.instances.push_back({pid, absl::StrCat(pid), false});
   p.result.timestamp = when;
   p.result.sets = {
-      Value(p.descs[0], pid, {.bytes = "localhost"}),
+      Value(p.descs[0], pid, 0, "localhost"),
       // No pmlc control port: mmvlog is steered by signals.
-      Value(p.descs[1], pid, {.u64 = 0}),
-      Value(p.descs[2], pid, {.bytes = archive}),
+      Value(p.descs[1], pid, 0, ""),
+      Value(p.descs[2], pid, 0, archive),
       // No pmcd, as with pmlogger -o.
-      Value(p.descs[3], format::kInNull, {.u64 = 0}),
-      Value(p.descs[4], format::kInNull, {.u64 = 0}),
+      Value(p.descs[3], format::kInNull, 0, ""),
+      Value(p.descs[4], format::kInNull, 0, ""),
   };
   return p;
 }
