@@ -387,7 +387,12 @@ format::ValueSet Set(uint32_t pmid, std::vector<std::pair<int32_t, uint64_t>> va
   s.pmid = pmid;
   s.type = format::kTypeU64;
   s.error = error;
-  for (auto [inst, v] : values) s.values.push_back({.inst = inst, .u64 = v});
+  for (auto [inst, v] : values) {
+    format::ResultValue r;
+    r.inst = inst;
+    r.u64 = v;
+    s.values.push_back(std::move(r));
+  }
   return s;
 }
 
