@@ -1,5 +1,7 @@
 #include "format/archive_meta.h"
 
+#include <algorithm>
+
 #include <limits>
 #include <map>
 #include <utility>
@@ -356,6 +358,8 @@ struct JsonLabel {
   std::string value;
 };
 
+absl::Status CheckLabelName(absl::string_view name);
+
 // A small JSON reader for label objects. PCP parses labels with jsonsl and
 // rewrites them without insignificant whitespace; values are copied as
 // written (numbers, escapes), which this reproduces.
@@ -484,8 +488,37 @@ class LabelJsonParser {
       }
     }
     if (c == '{') {
-      return Error(
-          "nested objects (PCP \"compound\" labels) are not supported");
+      // A compound label (PCP's term): copied compactly, its names in the
+      // order written, as libpcp keeps a nested object.
+      if (depth >= kMaxDepth) return Error("objects nested too deeply");
+      ++pos_;
+      out->push_back('{');
+      SkipSpace();
+      if (!Consume('}')) {
+        for (;;) {
+          SkipSpace();
+          if (Peek() != '"') return Error("expected a label name");
+          const size_t start = pos_ + 1;
+          if (absl::Status s = ParseString(out); !s.ok()) return s;
+          if (absl::Status s = CheckLabelName(in_.substr(start, pos_ - 1 - start)); !s.ok()) {
+            return s;
+          }
+          SkipSpace();
+          if (!Consume(':')) return Error("expected ':'");
+          out->push_back(':');
+          SkipSpace();
+          if (absl::Status s = ParseValue(depth + 1, out); !s.ok()) return s;
+          SkipSpace();
+          if (Consume(',')) {
+            out->push_back(',');
+            continue;
+          }
+          if (Consume('}')) break;
+          return Error("expected ',' or '}'");
+        }
+      }
+      out->push_back('}');
+      return absl::OkStatus();
     }
     if (c != '[') return Error("expected a value");
     if (depth >= kMaxDepth) return Error("arrays nested too deeply");
@@ -551,6 +584,61 @@ absl::Status ParseInto(absl::string_view json,
   }
   for (auto& [name, value] : object) (*merged)[name] = std::move(value);
   return absl::OkStatus();
+}
+
+// The end of the compact JSON value starting at `at` in `json` (a value
+// this file's parser wrote: no whitespace, well formed).
+size_t ValueEnd(const std::string& json, size_t at) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = at; i < json.size(); ++i) {
+    const char c = json[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+        if (depth == 0) return i + 1;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      if (--depth == 0) return i + 1;
+      if (depth < 0) return i;
+    } else if (depth == 0 && c == ',') {
+      return i;
+    }
+  }
+  return json.size();
+}
+
+// The entries of the compact object at `at` in `json`: one per name whose
+// value is not an object (those are walked in turn), flagged compound.
+void AddCompoundEntries(const std::string& json, size_t at, uint8_t flags,
+                        std::vector<LabelEntry>* out) {
+  size_t pos = at + 1;  // past '{'
+  while (pos < json.size() && json[pos] == '"') {
+    const size_t name_end = ValueEnd(json, pos);  // past the closing quote
+    const size_t value_at = name_end + 1;         // past ':'
+    const size_t value_end = ValueEnd(json, value_at);
+    if (json[value_at] == '{') {
+      AddCompoundEntries(json, value_at, flags, out);
+    } else {
+      LabelEntry l;
+      l.name_offset = static_cast<uint16_t>(pos + 1);
+      l.name_length = static_cast<uint8_t>(name_end - pos - 2);
+      l.flags = flags | kLabelCompound;
+      l.value_offset = static_cast<uint16_t>(value_at);
+      l.value_length = static_cast<uint16_t>(value_end - value_at);
+      out->push_back(l);
+    }
+    pos = value_end;
+    if (pos < json.size() && json[pos] == ',') ++pos;
+  }
 }
 
 std::string CompactJson(const std::map<std::string, std::string>& labels) {
@@ -776,17 +864,35 @@ absl::StatusOr<LabelSet> MakeLabelSet(int32_t inst, absl::string_view json,
   }
   // Offsets as libpcp's stash_label computes them: the name starts after
   // its opening quote, the value after the name's closing quote and ':'.
+  // A compound label (an object value) is no entry itself: each name inside
+  // it with a value that is not an object is, flagged compound, as libpcp
+  // records them; the entries sorted by name.
   size_t pos = 1;  // the opening quote of the first name
   for (const auto& [name, value] : labels) {
-    LabelEntry l;
-    l.name_offset = static_cast<uint16_t>(pos + 1);
-    l.name_length = static_cast<uint8_t>(name.size());
-    l.flags = flags;
-    l.value_offset = static_cast<uint16_t>(pos + 1 + name.size() + 2);
-    l.value_length = static_cast<uint16_t>(value.size());
-    set.labels.push_back(l);
-    pos = l.value_offset + value.size() + 1;  // past the ','
+    const size_t value_at = pos + 1 + name.size() + 2;
+    if (!value.empty() && value[0] == '{') {
+      AddCompoundEntries(set.json, value_at, flags, &set.labels);
+    } else {
+      LabelEntry l;
+      l.name_offset = static_cast<uint16_t>(pos + 1);
+      l.name_length = static_cast<uint8_t>(name.size());
+      l.flags = flags;
+      l.value_offset = static_cast<uint16_t>(value_at);
+      l.value_length = static_cast<uint16_t>(value.size());
+      set.labels.push_back(l);
+    }
+    pos = value_at + value.size() + 1;  // past the ','
   }
+  if (set.labels.size() > kMaxLabels) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(set.labels.size(), " labels exceed ", kMaxLabels));
+  }
+  const std::string& j = set.json;
+  std::stable_sort(set.labels.begin(), set.labels.end(),
+                   [&](const LabelEntry& a, const LabelEntry& b) {
+                     return absl::string_view(j).substr(a.name_offset, a.name_length) <
+                            absl::string_view(j).substr(b.name_offset, b.name_length);
+                   });
   return set;
 }
 

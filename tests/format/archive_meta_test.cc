@@ -977,8 +977,10 @@ TEST(MakeLabelSet, KeepsValuesAsWritten) {
       kInNull,
       R"({"n":-0.5E+3,"m":1.50,"s":"\u00e9\"\\","t":true,"f":false,"z":null,"B":{}})",
       kLabelContext);
-  EXPECT_THAT(set, StatusIs(absl::StatusCode::kInvalidArgument,
-                            HasSubstr("nested objects")));
+  // An empty compound label: kept in the text, no entry.
+  ASSERT_OK(set);
+  EXPECT_EQ(set->labels.size(), 6u);
+  EXPECT_THAT(set->json, HasSubstr(R"("B":{})"));
   set = MakeLabelSet(
       kInNull,
       R"({"n":-0.5E+3,"m":1.50,"s":"\u00e9\"\\","t":true,"f":false,"z":null,"B":[]})",
@@ -1060,6 +1062,48 @@ TEST(MakeLabelSet, MalformedJson) {
                            0),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("nested too deeply")));
+}
+
+// PCP 6.0.3's record of a libpcp_mmv registry label {"svc":{...}} (MMV's
+// MAP type), read back with pmdumplog -e from `pmlogger -o`'s archive: the
+// text as written (nested names in their order), one entry per innermost
+// name, flagged compound, sorted by name; an array is a plain value.
+TEST(MakeLabelSet, CompoundLabelsAsPcpRecordsThem) {
+  absl::StatusOr<LabelSet> set = MakeLabelSet(
+      kInNull, R"({ "svc" : { "name" : "web", "tier" : {"z":2, "a":1} } })", kLabelCluster);
+  ASSERT_OK(set);
+  EXPECT_EQ(set->json, R"({"svc":{"name":"web","tier":{"z":2,"a":1}}})");
+  const uint8_t c = kLabelCluster | kLabelCompound;
+  EXPECT_EQ(set->labels, (std::vector<LabelEntry>{{36, 1, c, 39, 1},    // a
+                                                  {9, 4, c, 15, 5},     // name
+                                                  {30, 1, c, 33, 1}}));  // z
+  set = MakeLabelSet(kInNull, R"({"ports":[80,443],"plain":"v"})", kLabelItem);
+  ASSERT_OK(set);
+  EXPECT_EQ(set->json, R"({"plain":"v","ports":[80,443]})");
+  EXPECT_EQ(set->labels, (std::vector<LabelEntry>{{2, 5, kLabelItem, 9, 3},
+                                                  {14, 5, kLabelItem, 21, 8}}));
+  // Beside plain labels, sorted among them by name.
+  set = MakeLabelSet(kInNull, R"({"b":{"c":1},"d":2})", kLabelItem);
+  ASSERT_OK(set);
+  EXPECT_EQ(set->json, R"({"b":{"c":1},"d":2})");
+  EXPECT_EQ(set->labels,
+            (std::vector<LabelEntry>{{7, 1, kLabelItem | kLabelCompound, 10, 1},
+                                     {14, 1, kLabelItem, 17, 1}}));
+  // Every rule still holds inside: names, syntax, depth.
+  for (const char* bad : {R"({"a":{"1b":2}})", R"({"a":{"b":}})", R"({"a":{"b" 1}})",
+                          R"({"a":{"b":1,}})", R"({"a":{b:1}})"}) {
+    EXPECT_THAT(MakeLabelSet(kInNull, bad, 0),
+                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("label")))
+        << bad;
+  }
+  EXPECT_THAT(MakeLabelSet(kInNull,
+                           absl::StrCat(R"({"a":)", [] {
+                             std::string s;
+                             for (int i = 0; i < 100; ++i) s += R"({"b":)";
+                             return s + "1" + std::string(100, '}');
+                           }(), "}"),
+                           0),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("nested too deeply")));
 }
 
 TEST(MakeLabelSet, Limits) {

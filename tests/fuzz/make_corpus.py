@@ -74,6 +74,14 @@ def main():
         write(os.path.join(out, "user_text"), "t%02d" % i, t.encode())
     for name, data in event_arrays():
         write(os.path.join(out, "event_record"), name, data)
+    labels = {"plain": '{"a":1,"b":"x"}',
+              "compound": '{"svc":{"name":"web","tier":{"z":2,"a":1}}}',
+              "array": '{"ports":[80,443],"plain":"v"}',
+              "merge": '{"a":1}\0{"b":{"c":[1,{"d":null}]}}\0{"a":"late"}',
+              "spaces": ' { "x" : { "y" : true } , "z" : -1.5e3 } ',
+              "empty": '{"B":{}}', "bad": '{"a":{"1b":2}}'}
+    for name, text in labels.items():
+        write(os.path.join(out, "label_json"), name, text.encode())
 
 
 def event_arrays():
