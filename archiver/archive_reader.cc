@@ -152,7 +152,10 @@ absl::StatusOr<std::unique_ptr<ArchiveReader>> ArchiveReader::Open(absl::string_
           "both ", (*volumes)[i - 1].path, " and ", (*volumes)[i].path, " exist"));
     }
   }
-  for (VolumeFile& v : *volumes) r->volume_paths_.push_back(std::move(v.path));
+  for (VolumeFile& v : *volumes) {
+    r->volume_paths_.push_back(std::move(v.path));
+    r->volume_numbers_.push_back(v.number);
+  }
   if (absl::Status s = r->ReadMeta(); !s.ok()) return s;
   if (absl::Status s = r->ReadIndex(); !s.ok()) return s;
   if (r->volume_paths_.empty()) {
@@ -261,7 +264,16 @@ absl::Status ArchiveReader::ReadIndex() {
   return absl::OkStatus();
 }
 
-absl::Status ArchiveReader::LoadVolume(size_t i) {
+void ArchiveReader::StartAt(const format::IndexEntry& e) {
+  for (size_t i = 0; i < volume_numbers_.size(); ++i) {
+    if (volume_numbers_[i] != e.volume) continue;
+    next_volume_ = i;
+    start_offset_ = e.data_offset;
+    return;
+  }
+}
+
+absl::Status ArchiveReader::LoadVolume(size_t i, uint64_t start) {
   volume_path_ = volume_paths_[i];
   buffer_offset_ = 0;
   filled_ = 0;
@@ -270,7 +282,22 @@ absl::Status ArchiveReader::LoadVolume(size_t i) {
   if (!in.ok()) return in.status();
   volume_ = std::move(*in);
   volume_compressed_ = !CompressionSuffix(volume_path_).empty();
-  if (absl::Status s = Refill(0, 0); !s.ok()) return s;
+  // The label alone first when a skip follows (its frame is a few hundred
+  // bytes); else the first chunk, records and all (a start near the label
+  // is reached by reading on).
+  constexpr uint64_t kLabelRead = 4096;
+  const bool skip = start > kLabelRead;
+  if (skip) {
+    buffer_.resize(kLabelRead);
+    absl::StatusOr<size_t> n = volume_->Read(buffer_);
+    if (!n.ok()) return n.status();
+    filled_ = *n;
+    at_end_ = filled_ < kLabelRead;
+    scanner_ = std::make_unique<format::RecordScanner>(
+        std::span<const uint8_t>(buffer_.data(), filled_), 0);
+  } else if (absl::Status s = Refill(0, 0); !s.ok()) {
+    return s;
+  }
   if (!damage_.ok() && filled_ < format::kLabelV2PayloadSize + format::kFrameOverhead) {
     return TakeDamage();  // damaged before the label's end: say how, not "empty"
   }
@@ -279,6 +306,19 @@ absl::Status ArchiveReader::LoadVolume(size_t i) {
   if (label->version != label_.version || label->hostname != label_.hostname) {
     return absl::DataLossError(absl::StrCat(volume_path_,
                                             ": label does not match the archive's .meta label"));
+  }
+  if (skip && !at_end_) {
+    if (absl::Status s = volume_->SkipTo(start); !s.ok()) {
+      damage_ = s;  // damage before the start: nothing after it is read
+      return TakeDamage();
+    }
+    if (volume_->position() != start) {  // the volume ends before `start`
+      scanner_.reset();
+      return absl::OkStatus();
+    }
+    buffer_offset_ = start;
+    filled_ = 0;
+    if (absl::Status s = Refill(start, 0); !s.ok()) return s;
   }
   return absl::OkStatus();
 }
@@ -359,7 +399,9 @@ absl::StatusOr<bool> ArchiveReader::NextInto(format::DecodedResult* result) {
   for (;;) {
     if (scanner_ == nullptr) {
       if (next_volume_ >= volume_paths_.size()) return false;
-      if (absl::Status s = LoadVolume(next_volume_++); !s.ok()) return s;
+      const uint64_t start = std::exchange(start_offset_, 0);
+      if (absl::Status s = LoadVolume(next_volume_++, start); !s.ok()) return s;
+      if (scanner_ == nullptr) continue;
     }
     const uint64_t at = scanner_->offset();
     absl::StatusOr<std::optional<format::Frame>> frame = scanner_->Next();

@@ -95,6 +95,13 @@ class ArchiveReader {
   const std::vector<std::string>& volumes() const { return volume_paths_; }
   std::vector<format::IndexEntry> index() const { return index_; }
 
+  // Makes reading begin at index entry `e` (LOGARCHIVE(5)): its volume, at
+  // its offset, so the records before it (none later than its time) are
+  // not read; a compressed .xz volume is entered at the block holding the
+  // offset. An entry naming a volume the archive does not have changes
+  // nothing. Call before the first Next.
+  void StartAt(const format::IndexEntry& e);
+
   // The next result (or <mark>); nullopt after the last. The spans inside
   // point into a buffer that stays valid until the next call.
   absl::StatusOr<std::optional<format::DecodedResult>> Next();
@@ -112,7 +119,9 @@ class ArchiveReader {
   ArchiveReader() = default;
   absl::Status ReadMeta();
   absl::Status ReadIndex();
-  absl::Status LoadVolume(size_t i);
+  // Opens volume i and reads its label; then reading starts at `start` if
+  // that is past the label (the bytes between are skipped).
+  absl::Status LoadVolume(size_t i, uint64_t start);
   // Moves the bytes from file offset `at` on to the front of buffer_ and
   // reads on, until buffer_ holds at least max(kReadChunk, need) bytes or
   // the end of the file; restarts scanner_ at `at`.
@@ -129,6 +138,8 @@ class ArchiveReader {
   ArchiveMetadata meta_;
   std::vector<format::IndexEntry> index_;
   std::vector<std::string> volume_paths_;
+  std::vector<int64_t> volume_numbers_;  // of volume_paths_
+  uint64_t start_offset_ = 0;            // in volume next_volume_ (StartAt)
   std::vector<std::string> warnings_;
   size_t next_volume_ = 0;
   // The current volume: scanner_ walks buffer_[0, filled_), the file's

@@ -10,7 +10,9 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <utility>
 #include <vector>
 
@@ -34,6 +36,10 @@ class PlainStream : public ReadStream {
     absl::StatusOr<size_t> n = ReadAt(fd_.get(), position_, out, path_);
     if (n.ok()) position_ += *n;
     return n;
+  }
+  absl::Status SkipTo(uint64_t offset) override {
+    position_ = std::max(position_, offset);
+    return absl::OkStatus();
   }
 
  private:
@@ -100,7 +106,11 @@ std::string XzError(lzma_ret ret) {
 class XzStream : public CompressedStream {
  public:
   XzStream(std::string path, FileDescriptor fd) : CompressedStream(std::move(path), std::move(fd), "xz") {}
-  ~XzStream() override { lzma_end(&strm_); }
+  ~XzStream() override {
+    lzma_end(&strm_);
+    FreeFilters();
+    if (index_ != nullptr) lzma_index_end(index_, nullptr);
+  }
   absl::Status Init() {
     // xz (concatenated streams, as xz -d) and legacy .lzma alike. A header
     // may claim a dictionary of gigabytes: xz -9 needs 65 MiB, so more than
@@ -125,6 +135,11 @@ class XzStream : public CompressedStream {
       in_pos_ = in_len_ - strm_.avail_in;
       const uint64_t at = position_ + (out.size() - strm_.avail_out);
       if (ret == LZMA_STREAM_END) {
+        // By blocks (after SkipTo): the index names the next one, if any.
+        if (by_blocks_ && !lzma_index_iter_next(&iter_, LZMA_INDEX_ITER_BLOCK)) {
+          if (absl::Status st = StartBlock(); !st.ok()) return Fail(out.size() - strm_.avail_out, st);
+          continue;
+        }
         done_ = true;
         break;
       }
@@ -140,8 +155,117 @@ class XzStream : public CompressedStream {
     return n;
   }
 
+  absl::Status SkipTo(uint64_t offset) override {
+    // Forward only, and only where the file's index can be read; anything
+    // else (legacy .lzma, a damaged index, a nearby offset) decompresses its
+    // way there.
+    if (offset > position_ && !index_tried_) {
+      index_tried_ = true;
+      ReadIndex();
+    }
+    if (offset > position_ && index_ != nullptr) {
+      lzma_index_iter_init(&iter_, index_);
+      if (offset >= lzma_index_uncompressed_size(index_)) {
+        // At or past the end: nothing is left to decompress.
+        position_ = lzma_index_uncompressed_size(index_);
+        done_ = true;
+        return absl::OkStatus();
+      }
+      if (!lzma_index_iter_locate(&iter_, offset) && iter_.block.uncompressed_file_offset > position_) {
+        if (absl::Status st = StartBlock(); !st.ok()) return st;
+        by_blocks_ = true;
+        position_ = iter_.block.uncompressed_file_offset;
+      }
+    }
+    return ReadStream::SkipTo(offset);
+  }
+
  private:
+  // The index of every stream in the file into index_
+  // (lzma_file_info_decoder reads the footers and indexes, seeking back
+  // from the end); none when it cannot be read.
+  void ReadIndex() {
+    absl::StatusOr<struct stat> st = StatFd(fd_.get(), path_);
+    if (!st.ok()) return;
+    lzma_stream info = LZMA_STREAM_INIT;
+    lzma_index* index = nullptr;
+    if (lzma_file_info_decoder(&info, &index, kXzMemLimit, static_cast<uint64_t>(st->st_size)) != LZMA_OK) {
+      lzma_end(&info);
+      return;
+    }
+    std::vector<uint8_t> buf(kInputChunk);
+    uint64_t at = 0;
+    lzma_ret ret = LZMA_OK;
+    while (ret == LZMA_OK) {
+      if (info.avail_in == 0) {
+        absl::StatusOr<size_t> n = ReadAt(fd_.get(), at, buf, path_);
+        if (!n.ok() || *n == 0) break;
+        at += *n;
+        info.next_in = buf.data();
+        info.avail_in = *n;
+      }
+      ret = lzma_code(&info, LZMA_RUN);
+      if (ret == LZMA_SEEK_NEEDED) {
+        at = info.seek_pos;
+        info.avail_in = 0;
+        ret = LZMA_OK;
+      }
+    }
+    lzma_end(&info);
+    if (ret != LZMA_STREAM_END) {
+      if (index != nullptr) lzma_index_end(index, nullptr);
+      return;
+    }
+    index_ = index;
+  }
+
+  // Starts a block decoder on the block iter_ names: its header is read
+  // from the file, the compressed data follows it.
+  absl::Status StartBlock() {
+    const uint64_t at = iter_.block.compressed_file_offset;
+    uint8_t header[LZMA_BLOCK_HEADER_SIZE_MAX];
+    absl::StatusOr<size_t> n = ReadAt(fd_.get(), at, std::span<uint8_t>(header, 1), path_);
+    if (!n.ok()) return n.status();
+    const uint32_t size = lzma_block_header_size_decode(header[0]);
+    if (*n != 1 || header[0] == 0 || size > sizeof header) {
+      return Damage(iter_.block.uncompressed_file_offset, "bad block header");
+    }
+    n = ReadAt(fd_.get(), at + 1, std::span<uint8_t>(header + 1, size - 1), path_);
+    if (!n.ok()) return n.status();
+    if (*n != size - 1) return Damage(iter_.block.uncompressed_file_offset, "compressed data is truncated");
+    FreeFilters();
+    block_ = {};
+    block_.version = 1;
+    block_.check = iter_.stream.flags->check;
+    block_.header_size = size;
+    block_.filters = filters_;
+    if (lzma_block_header_decode(&block_, nullptr, header) != LZMA_OK ||
+        lzma_block_decoder(&strm_, &block_) != LZMA_OK) {
+      return Damage(iter_.block.uncompressed_file_offset, "bad block header");
+    }
+    // The input restarts at the block's data.
+    file_pos_ = at + size;
+    in_pos_ = in_len_ = 0;
+    eof_ = false;
+    return absl::OkStatus();
+  }
+
+  void FreeFilters() {
+    for (lzma_filter& f : filters_) {
+      if (f.id == LZMA_VLI_UNKNOWN) break;
+      free(f.options);
+      f.options = nullptr;
+    }
+    filters_[0].id = LZMA_VLI_UNKNOWN;
+  }
+
   lzma_stream strm_ = LZMA_STREAM_INIT;
+  lzma_index* index_ = nullptr;  // the file's index, once SkipTo has read it
+  bool index_tried_ = false;
+  bool by_blocks_ = false;  // decoding block by block from iter_ on
+  lzma_index_iter iter_{};
+  lzma_block block_{};
+  lzma_filter filters_[LZMA_FILTERS_MAX + 1] = {{LZMA_VLI_UNKNOWN, nullptr}};
 };
 
 class GzipStream : public CompressedStream {
@@ -402,6 +526,17 @@ absl::StatusOr<std::unique_ptr<ReadStream>> OpenReadStream(const std::string& pa
   if (suffix == ".bz2" || suffix == ".bz") return Make<Bzip2Stream>(path, std::move(*fd));
   if (suffix == ".zst") return Make<ZstdStream>(path, std::move(*fd));
   return std::unique_ptr<ReadStream>(std::make_unique<PlainStream>(path, std::move(*fd)));
+}
+
+absl::Status ReadStream::SkipTo(uint64_t offset) {
+  std::vector<uint8_t> scratch;
+  while (position_ < offset) {
+    scratch.resize(std::min<uint64_t>(offset - position_, kInputChunk * 4));
+    absl::StatusOr<size_t> n = Read(scratch);
+    if (!n.ok()) return n.status();
+    if (*n == 0) break;  // the end comes first: reads return nothing
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<uint8_t>> ReadWholeStream(ReadStream& in) {

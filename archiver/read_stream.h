@@ -1,7 +1,9 @@
 // ReadStream: a file read front to back, decompressed on the way when its
 // name ends in a suffix libpcp reads transparently (io.c's compress_ctl):
 //
-//   .xz .lzma         liblzma (lzma_auto_decoder: xz and legacy lzma)
+//   .xz .lzma         liblzma (lzma_auto_decoder: xz and legacy lzma;
+//                     SkipTo seeks .xz by block, pmlogcompress writes 10 MiB
+//                     blocks)
 //   .bz2 .bz          libbz2 (concatenated streams, as bzip2 -d)
 //   .gz .z            zlib (gzip members, concatenated, as gzip -d)
 //   .zst              libzstd (frames, concatenated)
@@ -31,6 +33,13 @@ class ReadStream {
   virtual ~ReadStream() = default;
   // Reads up to out.size() bytes; fewer only at the end of the stream.
   virtual absl::StatusOr<size_t> Read(std::span<uint8_t> out) = 0;
+  // Moves on to `offset` in the decompressed stream (at or after
+  // position()), as if the bytes between had been read: a plain file seeks,
+  // an .xz file starts at the compressed block holding `offset` (found in
+  // the stream's own index, as `xz --list` finds it), the others decompress
+  // and drop the bytes between (their formats have no index to seek by).
+  // Errors as Read, for damage met on the way.
+  virtual absl::Status SkipTo(uint64_t offset);
   // Bytes returned so far (the offset in the decompressed stream).
   uint64_t position() const { return position_; }
   const std::string& path() const { return path_; }

@@ -8,6 +8,7 @@
 #include <bit>
 #include <cmath>
 #include <memory>
+#include <set>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -189,6 +190,9 @@ class ArchiveLoader {
         columns_of_pmid_(*columns_of_pmid),
         pmid_columns_(*pmid_columns) {}
 
+  // Stops Load before a row would go beyond `rows` rows in all.
+  void StopAfter(size_t rows) { max_rows_ = rows; }
+
   // Errors: the first damage (results before it are kept).
   absl::Status Load(ArchiveReader& r) {
     meta_ = &r.meta();
@@ -215,6 +219,7 @@ class ArchiveLoader {
                                              })) {
         continue;  // nothing chosen in it (a prologue): no row, as pmrep
       }
+      if (t_.rows.size() >= max_rows_) return absl::OkStatus();
       if (gap) {
         t_.AddRow(t_.rows.back().time, true);
         gap = false;
@@ -350,6 +355,7 @@ class ArchiveLoader {
   absl::flat_hash_map<uint32_t, ArchivePmid> pmids_;
   absl::flat_hash_map<const format::InDom*, absl::flat_hash_map<int32_t, const std::string*>> names_;
   format::DecodedResult result_;  // reused from record to record
+  size_t max_rows_ = SIZE_MAX;
   size_t set_size_ = 0;            // values in the set being added
   size_t values_ = 0;              // values in the result being added
   absl::flat_hash_map<uint32_t, const format::InDom*> indom_at_;  // this result's
@@ -357,32 +363,47 @@ class ArchiveLoader {
 
 }  // namespace
 
-absl::StatusOr<Timeline> ReadTimeline(const std::vector<std::string>& names,
-                                      const std::vector<std::string>& globs,
-                                      bool logger_records) {
-  Timeline t;
-  struct Opened {
-    std::unique_ptr<ArchiveReader> reader;
-    std::string name;
-  };
+namespace {
+
+struct Opened {
+  std::unique_ptr<ArchiveReader> reader;
+  std::string name;
+};
+
+// Opens every archive `names` holds, in order of their start; the ones that
+// cannot be opened are in `problems`.
+std::vector<Opened> OpenArchives(const std::vector<std::string>& names,
+                                 std::vector<std::string>* problems) {
   std::vector<Opened> opened;
   for (const std::string& n : ExpandNames(names)) {
     absl::StatusOr<std::unique_ptr<ArchiveReader>> r = ArchiveReader::Open(n);
     if (!r.ok()) {
-      t.problems.push_back(absl::StrCat(n, ": skipped: ", r.status().message()));
+      problems->push_back(absl::StrCat(n, ": skipped: ", r.status().message()));
       continue;
     }
     opened.push_back({std::move(*r), n});
   }
-  std::sort(opened.begin(), opened.end(), [](const Opened& a, const Opened& b) {
+  std::stable_sort(opened.begin(), opened.end(), [](const Opened& a, const Opened& b) {
     return a.reader->label().start < b.reader->label().start;
   });
+  return opened;
+}
+
+// Loads the opened archives, in order, into one timeline (at most
+// `max_rows` rows).
+absl::StatusOr<Timeline> LoadArchives(std::vector<Opened>& opened, std::vector<std::string> problems,
+                                      const std::vector<std::string>& globs, bool logger_records,
+                                      size_t max_rows = SIZE_MAX) {
+  Timeline t;
+  t.problems = std::move(problems);
   absl::flat_hash_map<uint32_t, size_t> columns_of_pmid;
   std::vector<PmidColumns> pmid_columns;
   for (Opened& o : opened) {
     ArchiveReader& r = *o.reader;
     if (t.host.empty()) t.host = r.label().hostname;
+    if (t.rows.size() >= max_rows) break;
     ArchiveLoader loader(&t, globs, logger_records, &columns_of_pmid, &pmid_columns);
+    loader.StopAfter(max_rows);
     const absl::Status failed = loader.Load(r);
     for (const std::string& w : r.warnings()) t.problems.push_back(w);
     if (!failed.ok()) {
@@ -395,6 +416,128 @@ absl::StatusOr<Timeline> ReadTimeline(const std::vector<std::string>& names,
                                                   : absl::StrCat("no readable archive: ", t.problems[0]));
   }
   return t;
+}
+
+// The last index entry of `r` earlier than `t`, if any.
+std::optional<format::IndexEntry> EntryBefore(const ArchiveReader& r, format::Timestamp t) {
+  std::optional<format::IndexEntry> best;
+  for (const format::IndexEntry& e : r.index()) {
+    if (e.timestamp < t) best = e;
+  }
+  return best;
+}
+
+// Every (metric, instance) a chosen metric can have a column for: its
+// instances in every instance domain observation of every archive.
+std::set<std::pair<uint32_t, int32_t>> PossibleColumns(const std::vector<Opened>& opened,
+                                                       const std::vector<std::string>& globs,
+                                                       bool logger_records) {
+  std::set<std::pair<uint32_t, int32_t>> out;
+  for (const Opened& o : opened) {
+    const ArchiveMetadata& meta = o.reader->meta();
+    for (const format::Desc& d : meta.descs) {
+      const std::string name = d.names.empty() ? format::PmidString(d.pmid) : d.names[0];
+      if (!Selected(globs, name, logger_records)) continue;
+      if (d.indom == format::kIndomNull) {
+        out.insert({d.pmid, -1});
+        continue;
+      }
+      auto it = meta.indoms.find(d.indom);
+      if (it == meta.indoms.end()) continue;
+      for (const format::InDom& obs : it->second) {
+        for (const format::InDomInstance& i : obs.instances) out.insert({d.pmid, i.inst});
+      }
+    }
+  }
+  return out;
+}
+
+bool SameColumns(const Timeline& a, const Timeline& b) {
+  if (a.columns.size() != b.columns.size()) return false;
+  for (size_t c = 0; c < a.columns.size(); ++c) {
+    const Column &x = a.columns[c], &y = b.columns[c];
+    if (x.pmid != y.pmid || x.inst != y.inst || x.instance != y.instance || x.metric != y.metric) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<Timeline> ReadTimeline(const std::vector<std::string>& names,
+                                      const std::vector<std::string>& globs,
+                                      bool logger_records) {
+  std::vector<std::string> problems;
+  std::vector<Opened> opened = OpenArchives(names, &problems);
+  return LoadArchives(opened, std::move(problems), globs, logger_records);
+}
+
+std::optional<TimelineEnds> ReadTimelineEnds(const std::vector<std::string>& names,
+                                             const std::vector<std::string>& globs,
+                                             bool logger_records) {
+  std::vector<std::string> problems;
+  std::vector<Opened> opened = OpenArchives(names, &problems);
+  absl::StatusOr<Timeline> head = LoadArchives(opened, problems, globs, logger_records, 1);
+  if (!head.ok() || head->rows.empty() || !head->damaged.empty()) return std::nullopt;
+  TimelineEnds ends;
+  ends.first = head->rows.front().time;
+  // The last row: read the newest archive from its last index entries on,
+  // going back (1, 2, 4, ... entries) until a row turns up.
+  opened = OpenArchives(names, &problems);
+  for (size_t a = opened.size(); a-- > 0;) {
+    const size_t entries = opened[a].reader->index().size();
+    for (size_t back = 1;; back *= 2) {
+      std::vector<std::string> none;
+      std::vector<Opened> one = OpenArchives({opened[a].reader->base()}, &none);
+      if (one.size() != 1) return std::nullopt;
+      if (back <= entries) one[0].reader->StartAt(one[0].reader->index()[entries - back]);
+      absl::StatusOr<Timeline> tail = LoadArchives(one, {}, globs, logger_records);
+      if (!tail.ok() || !tail->damaged.empty()) return std::nullopt;
+      if (!tail->rows.empty()) {
+        ends.last = tail->rows.back().time;
+        return ends;
+      }
+      if (back > entries) break;  // the whole archive has no row
+    }
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<Timeline> ReadTimelineFrom(const std::vector<std::string>& names,
+                                          const std::vector<std::string>& globs, bool logger_records,
+                                          format::Timestamp from) {
+  std::vector<std::string> problems;
+  std::vector<Opened> opened = OpenArchives(names, &problems);
+  // The columns of a whole read, in order, are the first row's when that
+  // row holds every column the metadata allows (no later one can add any).
+  absl::StatusOr<Timeline> head = LoadArchives(opened, problems, globs, logger_records, 1);
+  if (!head.ok()) return head.status();
+  std::set<std::pair<uint32_t, int32_t>> first_row;
+  for (const Column& c : head->columns) first_row.insert({c.pmid, c.inst});
+  bool seek = !head->rows.empty() && first_row == PossibleColumns(opened, globs, logger_records);
+  if (seek) {
+    opened = OpenArchives(names, &problems);
+    seek = false;
+    for (Opened& o : opened) {
+      if (std::optional<format::IndexEntry> e = EntryBefore(*o.reader, from)) {
+        o.reader->StartAt(*e);
+        seek = true;
+      }
+    }
+  }
+  if (seek) {
+    absl::StatusOr<Timeline> t = LoadArchives(opened, std::move(problems), globs, logger_records);
+    if (!t.ok()) return t;
+    // Every column needs a value at or before `from` for what follows to be
+    // as a whole read gives it (rates, values carried onto a grid).
+    bool complete = SameColumns(*head, *t);
+    for (size_t c = 0; complete && c < t->columns.size(); ++c) {
+      bool before = false;
+      for (size_t r = 0; r < t->rows.size() && !(from < t->rows[r].time); ++r) before |= t->Has(r, c);
+      complete = before;
+    }
+    if (complete) return t;
+  }
+  return ReadTimeline(names, globs, logger_records);
 }
 
 namespace {

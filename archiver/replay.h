@@ -143,6 +143,30 @@ absl::StatusOr<Timeline> ReadTimeline(const std::vector<std::string>& names,
                                       const std::vector<std::string>& globs,
                                       bool logger_records = false);
 
+// The times of the first and last rows ReadTimeline would return, found by
+// reading each end of the recording only: the first records, and the newest
+// archive from its last index entries on. nullopt when that cannot be told
+// so (no index, damage, no row).
+struct TimelineEnds {
+  format::Timestamp first;
+  format::Timestamp last;
+};
+std::optional<TimelineEnds> ReadTimelineEnds(const std::vector<std::string>& names,
+                                             const std::vector<std::string>& globs,
+                                             bool logger_records = false);
+
+// ReadTimeline for a window that starts at `from` (-S, or a grid's origin):
+// each archive is entered at its last index entry before `from` (a late
+// window in a big volume, compressed or not, costs what it holds, not the
+// volume). The rows before `from` may be missing; every row at or after it,
+// its columns in their order, and everything shown from them (rates, values
+// carried onto a grid) are ReadTimeline's. Where that cannot be known from
+// what was read (a column first seen late, a column with no value before
+// `from`), the whole recording is read instead.
+absl::StatusOr<Timeline> ReadTimelineFrom(const std::vector<std::string>& names,
+                                          const std::vector<std::string>& globs, bool logger_records,
+                                          format::Timestamp from);
+
 // Whether `name` is a metric of pmlogger's prologue/epilogue records.
 bool IsLoggerMetric(absl::string_view name);
 

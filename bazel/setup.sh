@@ -70,6 +70,8 @@ fi
 # pmlogger -o (the reference recorder in tests: the MMV PMDA as a local DSO,
 # no pmcd) needs the namespace pmcd's first start would build.
 if [[ $want_pcp -eq 1 && ! -f /var/lib/pcp/pmns/root ]]; then
-  $SUDO /var/lib/pcp/pmns/Rebuild -u || { echo "setup: cannot build PCP's namespace" >&2; exit 1; }
+  # Rebuild writes "root" in the current directory: run it in its own.
+  (cd /var/lib/pcp/pmns && $SUDO ./Rebuild -u) || { echo "setup: cannot build PCP's namespace" >&2; exit 1; }
+  [[ -f /var/lib/pcp/pmns/root ]] || { echo "setup: PCP's namespace was not built" >&2; exit 1; }
 fi
 echo "setup: all packages present"

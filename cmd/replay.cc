@@ -389,8 +389,29 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
   }
   const bool summary = std::find(f.output.begin(), f.output.end(), "summary") != f.output.end();
 
+  // The window's start found first, from the recording's ends, so that the
+  // archives are entered there (by their .index) rather than read whole.
   // The dump shows every record, as pmdumplog does.
-  absl::StatusOr<Timeline> t = archiver::ReadTimeline(archives, metrics, dump);
+  std::optional<archiver::TimelineEnds> ends;
+  std::optional<absl::StatusOr<Timeline>> seeked;
+  if (!f.start.empty() && !f.follow) {
+    ends = archiver::ReadTimelineEnds(archives, metrics, dump);
+    if (ends) {
+      format::TimeWindowSpec spec;
+      spec.start = f.start;
+      spec.end = f.finish;
+      spec.align = f.align;
+      spec.origin = f.origin;
+      absl::StatusOr<format::TimeWindow> window = format::ResolveTimeWindow(
+          spec, format::ToAbslTime(ends->first), format::ToAbslTime(ends->last), g_zone);
+      if (window.ok()) {
+        const absl::Time start = step ? std::min(window->start, window->origin) : window->start;
+        seeked = archiver::ReadTimelineFrom(archives, metrics, dump, format::ToTimestamp(start));
+      }
+    }
+  }
+  absl::StatusOr<Timeline> t =
+      seeked ? std::move(*seeked) : archiver::ReadTimeline(archives, metrics, dump);
   if (!t.ok()) {
     std::fprintf(stderr, "mmvlog replay: %s\n", std::string(t.status().message()).c_str());
     return kExitFailure;
@@ -427,8 +448,9 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
     spec.end = f.finish;
     spec.align = f.align;
     spec.origin = f.origin;
-    const absl::Time first = format::ToAbslTime(t->rows.front().time);
-    const absl::Time last = format::ToAbslTime(t->rows.back().time);
+    // (Rows before the window may not have been read: the ends as found.)
+    const absl::Time first = format::ToAbslTime(ends ? ends->first : t->rows.front().time);
+    const absl::Time last = format::ToAbslTime(ends ? ends->last : t->rows.back().time);
     absl::StatusOr<format::TimeWindow> window = format::ResolveTimeWindow(spec, first, last, g_zone);
     if (!window.ok()) return UsageError("replay", window.status().message());
     if (!window->warning.empty()) {
