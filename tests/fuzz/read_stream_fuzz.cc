@@ -1,6 +1,7 @@
 // libFuzzer target: every decompression path of archiver/read_stream (xz,
 // lzma, bzip2, gzip, zstd), on the bytes after a selector byte, written to a
-// file with the codec's suffix and read to the end in small pieces. What
+// file with the codec's suffix and read to the end in small pieces, after
+// a SkipTo when the selector says (an .xz file's index and blocks). What
 // is checked: no crash, no hang, bounded memory (a decompression bomb stops
 // at 64 MiB of output here), and an error is an error, never a short read.
 #include <unistd.h>
@@ -31,7 +32,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (in.ok()) {
     uint8_t buf[4096];
     uint64_t total = 0;
-    while (total < (64u << 20)) {
+    bool readable = true;
+    if ((data[0] / 6) & 1) {
+      const uint64_t to = static_cast<uint64_t>(data[0] / 12) * 4099;
+      readable = (*in)->SkipTo(to).ok();
+      // At `to`, or short of it when the stream ends first.
+      if (readable && (*in)->position() > to) std::abort();
+      total = (*in)->position();
+    }
+    while (readable && total < (64u << 20)) {
       absl::StatusOr<size_t> n = (*in)->Read(buf);
       if (!n.ok() || *n == 0) break;
       total += *n;
