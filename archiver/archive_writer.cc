@@ -1,5 +1,7 @@
 #include "archiver/archive_writer.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "archiver/archive_reader.h"
 #include "archiver/recovery.h"
+#include "archiver/held_file.h"
 #include "archiver/write_behind.h"
 #include "format/archive_format.h"
 
@@ -117,7 +120,7 @@ absl::StatusOr<std::unique_ptr<ArchiveWriter>> ArchiveWriter::Resume(
   w->meta_ = std::move(*meta);
   absl::StatusOr<std::unique_ptr<WritableFile>> index = OpenWritableFile(base + ".index", true);
   if (!index.ok()) return fail(index.status());
-  w->index_ = std::move(*index);
+  w->index_ = std::make_unique<HeldFile>(std::move(*index));
   w->meta_offset_after_last_result_ = w->meta_->size();
   absl::Status opened;
   if (!w->have_last_ && last_volume >= 0 && !absl::EndsWith(last_volume_path, ".zst")) {
@@ -129,7 +132,7 @@ absl::StatusOr<std::unique_ptr<ArchiveWriter>> ArchiveWriter::Resume(
         OpenWritableFile(last_volume_path, true, w->VolumeStream());
     opened = data.status();
     if (data.ok()) {
-      w->data_ = std::move(*data);
+      w->data_ = std::make_unique<HeldFile>(std::move(*data));
       w->volume_ = last_volume;
     }
   } else {
@@ -174,7 +177,7 @@ absl::Status ArchiveWriter::Open() {
   }
   absl::StatusOr<std::unique_ptr<WritableFile>> index = OpenWritableFile(base_ + ".index");
   if (!index.ok()) return index.status();
-  index_ = std::move(*index);
+  index_ = std::make_unique<HeldFile>(std::move(*index));
   created_.push_back(index_->path());
   if (absl::Status s = index_->Append(scratch_); !s.ok()) return s;
   meta_offset_after_last_result_ = meta_->size();
@@ -188,7 +191,8 @@ absl::Status ArchiveWriter::OpenVolume(int n) {
       OpenWritableFile(absl::StrCat(base_, ".", n), false, VolumeStream());
   if (!data.ok()) return data.status();
   if (data_ != nullptr) finished_volume_bytes_ += data_->size();
-  data_ = std::move(*data);
+  data_ = std::make_unique<HeldFile>(std::move(*data));
+  if (holding_) data_->Hold();
   created_.push_back(data_->path());
   volume_ = n;
   results_in_volume_ = 0;
@@ -430,6 +434,28 @@ absl::Status ArchiveWriter::FinishResult(Timestamp timestamp, uint64_t data_offs
   return absl::OkStatus();
 }
 
+void ArchiveWriter::HoldRecords() {
+  holding_ = true;
+  data_->Hold();
+  index_->Hold();
+}
+
+absl::Status ArchiveWriter::ReleaseRecords() {
+  holding_ = false;
+  // The results first: an index entry never points past the volume's end.
+  if (absl::Status s = data_->Release(); !s.ok()) return Fail(s);
+  if (absl::Status s = index_->Release(); !s.ok()) return Fail(s);
+  return absl::OkStatus();
+}
+
+absl::Status ArchiveWriter::TouchMeta() {
+  const std::string path = base_ + ".meta";
+  if (::utimensat(AT_FDCWD, path.c_str(), nullptr, 0) != 0) {
+    return absl::ErrnoToStatus(errno, absl::StrCat("touch ", path));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ArchiveWriter::AppendMark(Timestamp when) {
   format::Result mark;
   mark.timestamp = when;
@@ -439,6 +465,7 @@ absl::Status ArchiveWriter::AppendMark(Timestamp when) {
 absl::Status ArchiveWriter::Close() {
   if (closed_) return status_;
   closed_ = true;
+  if (holding_) (void)ReleaseRecords();  // its error is status_'s
   absl::Status result = status_;
   if (result.ok() && have_last_ && last_volume_ == volume_ && index_ != nullptr) {
     // As pmlogger's exit: an entry pointing at the last result.
@@ -451,7 +478,8 @@ absl::Status ArchiveWriter::Close() {
     result = format::EncodeIndexEntry(options_.version, e, &buf);
     if (result.ok()) result = index_->Append(buf);
   }
-  for (WritableFile* f : {data_.get(), meta_.get(), index_.get()}) {
+  for (WritableFile* f : {static_cast<WritableFile*>(data_.get()), meta_.get(),
+                          static_cast<WritableFile*>(index_.get())}) {
     if (f == nullptr) continue;
     if (options_.sync_on_switch && result.ok()) {
       absl::Status s = f->Sync();

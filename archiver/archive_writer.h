@@ -31,6 +31,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "archiver/held_file.h"
 #include "archiver/writable_file.h"
 #include "format/archive_index.h"
 #include "format/archive_label.h"
@@ -107,6 +108,17 @@ class ArchiveWriter {
   absl::Status AppendEncodedResult(format::Timestamp timestamp,
                                    std::span<const uint8_t> record);
 
+  // Keeps results and index entries in memory, metadata still going to
+  // .meta, until ReleaseRecords (or Close) writes them, in order: for
+  // pmproxy's discovery, which opens a new archive at its end (the
+  // recorder's live archives, archiver/recorder.h).
+  void HoldRecords();
+  absl::Status ReleaseRecords();
+  bool holding_records() const { return holding_; }
+  // Sets .meta's times to now: an event for whoever watches the directory
+  // (inotify), with nothing written.
+  absl::Status TouchMeta();
+
   // Starts volume N+1; its index entry is written with its first result.
   absl::Status NewVolume();
 
@@ -150,7 +162,9 @@ class ArchiveWriter {
   std::string base_;
   ArchiveOptions options_;
   format::Timestamp start_;
-  std::unique_ptr<WritableFile> meta_, index_, data_;
+  std::unique_ptr<WritableFile> meta_;
+  std::unique_ptr<HeldFile> index_, data_;
+  bool holding_ = false;  // HoldRecords until ReleaseRecords
   int volume_ = 0;
   uint64_t finished_volume_bytes_ = 0;
   uint64_t results_in_volume_ = 0;

@@ -42,6 +42,7 @@ absl::Status RunGroupedLoop(Recorder& recorder, const LoopLimits& limits, const 
     stats->lateness.Add(now - due);
     if (now - due < limits.interval) ++stats->on_time;
     hooks.on_sample();
+    if (absl::Status live = recorder.LiveStep(hooks.now()); !live.ok()) return live;
     if (recorder.plan_version() != version) {
       // New groups (or the first ones): those just sampled keep going from
       // here; one that appears later starts now.
@@ -66,7 +67,8 @@ absl::Status RunGroupedLoop(Recorder& recorder, const LoopLimits& limits, const 
     due = all ? hooks.now() + limits.interval : schedule.NextDue();
     if (due > end) return absl::OkStatus();
     while (hooks.now() < due) {
-      hooks.wait_until(due);
+      hooks.wait_until(std::min(due, recorder.NextLiveStep()));
+      if (absl::Status s = recorder.LiveStep(hooks.now()); !s.ok()) return s;
       const LoopEvent e = hooks.poll();
       if (e == LoopEvent::kStop) return absl::OkStatus();
       if (e == LoopEvent::kNewVolume) {
@@ -114,6 +116,7 @@ absl::Status RunRecordLoop(Recorder& recorder, const LoopLimits& limits,
       if (absl::Status s = new_volume(now); !s.ok()) return s;
     }
     if (absl::Status s = recorder.Sample(now); !s.ok()) return s;
+    if (absl::Status s = recorder.LiveStep(hooks.now()); !s.ok()) return s;
     ++stats->samples;
     stats->max_lateness = std::max(stats->max_lateness, now - due);
     stats->lateness.Add(now - due);
@@ -132,7 +135,8 @@ absl::Status RunRecordLoop(Recorder& recorder, const LoopLimits& limits,
     if (due > end) return absl::OkStatus();
     bool final_sample = false;
     while (hooks.now() < due) {
-      hooks.wait_until(due);
+      hooks.wait_until(std::min(due, recorder.NextLiveStep()));
+      if (absl::Status s = recorder.LiveStep(hooks.now()); !s.ok()) return s;
       const LoopEvent e = hooks.poll();
       if (e == LoopEvent::kStop) return absl::OkStatus();
       if (e == LoopEvent::kNewVolume) {

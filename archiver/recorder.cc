@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 
@@ -12,6 +13,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "archiver/archive_reader.h"
 #include "archiver/prologue.h"
 #include "format/archive_format.h"
@@ -141,6 +143,7 @@ absl::Status Recorder::OpenArchive(absl::Time now) {
   context_labelled_ = false;
   if (absl::Status s = WriteLogue(start); !s.ok()) return s;
   prologue_volume_ = writer_->volume();
+  if (options_.live) live_ = LiveState::kCreated;
   log_(LogLevel::kInfo, absl::StrCat("recording to archive ", base));
   return absl::OkStatus();
 }
@@ -347,11 +350,61 @@ void Recorder::OutageOver() {
 
 absl::Status Recorder::Sample(absl::Time now) { return Tick(now, nullptr); }
 
+absl::Time Recorder::NextLiveStep() const {
+  // kCreated: as soon as the tick that created the archive is written.
+  return live_ == LiveState::kNone ? absl::InfiniteFuture() : live_at_;
+}
+
+absl::Status Recorder::LiveStep(absl::Time now) {
+  if (writer_ == nullptr || live_ == LiveState::kNone) {
+    live_ = LiveState::kNone;
+    return absl::OkStatus();
+  }
+  if (live_ == LiveState::kCreated) {
+    if (!have_result_) return absl::OkStatus();
+    // The first result stays written: as the archive's last record it is
+    // read even by a context opened at the end. The next ones wait.
+    writer_->HoldRecords();
+    // The second after the one in which pmproxy may still be handling the
+    // files' creation and first writes (50 ms for its own delay).
+    const absl::Time second = absl::FromUnixSeconds(absl::ToUnixSeconds(now + absl::Milliseconds(50)));
+    live_at_ = second + absl::Seconds(1) + absl::Milliseconds(20);
+    live_ = LiveState::kPoke;
+  }
+  if (live_ == LiveState::kPoke && now >= live_at_) {
+    if (absl::Status s = writer_->TouchMeta(); !s.ok()) {
+      log_(LogLevel::kWarning, std::string(s.message()));
+    }
+    live_at_ = now + absl::Milliseconds(200);
+    live_ = LiveState::kRelease;
+  }
+  if (live_ == LiveState::kRelease && now >= live_at_) {
+    live_ = LiveState::kNone;
+    live_at_ = absl::InfiniteFuture();
+    if (absl::Status s = writer_->ReleaseRecords(); !s.ok()) {
+      Broken(s);
+      return absl::OkStatus();
+    }
+  }
+  return absl::OkStatus();
+}
+
+void Recorder::FinishLive() {
+  if (!options_.live || current_base_.empty()) return;
+  const absl::Time now = absl::Now();
+  absl::SleepFor(absl::FromUnixSeconds(absl::ToUnixSeconds(now)) + absl::Seconds(1) +
+                 absl::Milliseconds(20) - now);
+  (void)::utimensat(AT_FDCWD, (current_base_ + ".meta").c_str(), nullptr, 0);
+}
+
 absl::Status Recorder::SampleGroups(absl::Time now, const std::vector<size_t>& group_ids) {
   return Tick(now, &group_ids);
 }
 
 absl::Status Recorder::Tick(absl::Time now, const std::vector<size_t>* group_ids) {
+  if (live_ != LiveState::kNone && live_ != LiveState::kCreated) {
+    if (absl::Status s = LiveStep(now); !s.ok()) return s;
+  }
   if (!ContinueAfterOutage()) {
     ++stats_.dropped;
     return absl::OkStatus();
@@ -845,6 +898,8 @@ absl::Status Recorder::NewVolume() {
   return writer_->NewVolume();
 }
 absl::Status Recorder::Close() {
+  live_ = LiveState::kNone;  // Close writes what is held
+  live_at_ = absl::InfiniteFuture();
   if (writer_ == nullptr) return absl::OkStatus();
   if (!have_result_ && !resumed_archive_) {
     // Files came and went without a single result (or every metric was

@@ -76,6 +76,9 @@ struct RecorderOptions {
   // A pmlogger configuration: what to log, in which groups. Null: every
   // metric, one group.
   std::shared_ptr<LogPlan> plan;
+  // Archives others follow as they grow (pmproxy's discovery): see
+  // LiveStep. `now` must then be the wall clock.
+  bool live = false;
 };
 
 struct RecorderStats {
@@ -113,6 +116,26 @@ class Recorder {
   // configured subtree), so a scheduler knows to look again.
   uint64_t plan_version() const { return plan_version_; }
   const LogPlan* plan() const { return options_.plan.get(); }
+  // Live archives (options.live). pmproxy (libpcp_web discover.c, PCP 6)
+  // follows a directory by inotify, handling at most one change of it per
+  // wall-clock second (the rest of that second's are dropped), and opens an
+  // archive it has just found at its end: results written before it looked
+  // are never read, except the last one (libpcp returns the record at the
+  // position's time). So in a new archive, after its prologue and first
+  // result, results are held in memory; in the next second, once the
+  // files' own changes are behind pmproxy, .meta is touched (a change it
+  // handles, finding the archive ending with that first result), and
+  // 200 ms later the held results are written. The time of the next such
+  // step (InfiniteFuture: none):
+  absl::Time NextLiveStep() const;
+  // Takes the steps due at `now` (Sample takes them too).
+  absl::Status LiveStep(absl::Time now);
+  // At the end of a run, after Close: waits for the next wall-clock second
+  // and touches the last archive's .meta, so that pmproxy reads the last
+  // results (a change in the same second as the one it handled is dropped,
+  // and none would follow).
+  void FinishLive();
+
   // Starts the next volume (SIGHUP).
   absl::Status NewVolume();
   // Writes the final index entry and closes the archive.
@@ -233,6 +256,10 @@ class Recorder {
   bool clock_behind_ = false;        // wall clock behind the last timestamp
   bool resumed_archive_ = false;  // the current archive was continued, not created
   Phase phase_ = Phase::kRecording;
+  // Live archives: where the current archive is in LiveStep's steps.
+  enum class LiveState { kNone, kCreated, kPoke, kRelease };
+  LiveState live_ = LiveState::kNone;
+  absl::Time live_at_ = absl::InfiniteFuture();  // of kPoke and kRelease
   bool gap_ = false;  // a <mark> is owed before the next result
   format::Result result_;  // reused per sample
   // Projections of `live` for one group; reused.

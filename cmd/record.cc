@@ -219,6 +219,9 @@ int RunRecord(RecordFlags& f, const Invocation& inv) {
     return absl::StrCat(dir, "/", archiver::ArchiveNameFromTemplate(name_template, t, utc));
   };
   archiver::RecorderOptions opts = setup->recorder;
+  // A recording is followed as it grows (pmproxy's discovery): its new
+  // archives are written so that no result is missed (Recorder::LiveStep).
+  opts.live = true;
   opts.archive_base = base_for(now);
   opts.archive.sync_on_switch = f.sync;
   opts.resume = true;  // recovery runs when recording resumes into the same archive
@@ -296,6 +299,7 @@ int RunRecord(RecordFlags& f, const Invocation& inv) {
   absl::Status status = archiver::RunRecordLoop(recorder, setup->limits, hooks, &stats);
   absl::Status closed = recorder.Close();
   if (status.ok()) status = closed;
+  recorder.FinishLive();
   housekeeping();
   if (compressor) compressor->Drain();
   if (!pidfile.empty()) ::unlink(pidfile.c_str());
