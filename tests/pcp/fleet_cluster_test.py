@@ -1,0 +1,155 @@
+"""A fleet's key server outgrown: pmproxy discovering into a Redis Cluster.
+
+A three-node Redis Cluster (redis-server --cluster-enabled yes, redis-cli
+--cluster create) and a private pmproxy discovering this test's archive
+directory into it are started and stopped here (keyserver.py). The same MMV
+files (libpcp_mmv, every MMV type, labels of every kind) are recorded live
+by `mmvlog record` and then by PCP's `pmlogger -o`, each into its own
+directory under the one pmproxy follows.
+
+Shown, through pmseries against the cluster: every metric has one series
+(pmproxy named mmvlog's and pmlogger's the same), every instance one, the
+two archives one source; the keys are spread over all three nodes; every
+sample of mmvlog's archive is in the cluster with pmdumplog's value.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import time
+import unittest
+
+import keyserver
+
+
+def runfile(path):
+    return os.path.join(os.environ["TEST_SRCDIR"], "mmvlog", path)
+
+
+MMVLOG = runfile("cmd/mmvlog")
+WRITER = runfile("tests/pcp/pcp_mmv_writer")
+FILES = (("alpha", "v1", "0"), ("bravo", "v3", "11"))
+METRIC = "mmv.bravo.requests.total"
+
+
+def archive_samples(base):
+    """{time in microseconds: value} of METRIC, read by libpcp."""
+    from pcp import pmapi
+    import cpmapi as c_api
+    ctx = pmapi.pmContext(c_api.PM_CONTEXT_ARCHIVE, base)
+    pmid = ctx.pmLookupName(METRIC)[0]
+    out = {}
+    while True:
+        try:
+            r = ctx.pmFetchArchive()
+        except pmapi.pmErr:
+            break
+        t = r.contents.timestamp
+        for i in range(r.contents.numpmid):
+            vs = r.contents.get_vset(i).contents
+            if vs.pmid == pmid and vs.numval == 1:
+                v = ctx.pmExtractValue(vs.valfmt, r.contents.get_vlist(i, 0),
+                                       c_api.PM_TYPE_U64, c_api.PM_TYPE_U64)
+                out[t.tv_sec * 1000000 + t.tv_usec] = v.ull
+        ctx.pmFreeResult(r)
+    return out
+
+
+class FleetClusterTest(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        for tool in ("redis-server", "redis-cli", "pmseries", "/usr/lib/pcp/bin/pmproxy"):
+            if shutil.which(tool) is None:
+                raise AssertionError("%s is missing: run bazel/setup.sh" % tool)
+        if not os.path.exists("/var/lib/pcp/pmns/root"):
+            raise AssertionError("PCP's namespace is missing: run bazel/setup.sh")
+        cls.root = os.path.join(os.environ["TEST_TMPDIR"], "fleet_cluster")
+        shutil.rmtree(cls.root, ignore_errors=True)
+        cls.archives = os.path.join(cls.root, "archives")
+        for d in ("p", "m"):
+            os.makedirs(os.path.join(cls.archives, d))
+        cls.procs = []
+        cls.port, nodes = keyserver.start_cluster(os.path.join(cls.root, "redis"))
+        cls.procs += nodes
+        cls.procs.insert(0, keyserver.start_pmproxy(os.path.join(cls.root, "proxy"), cls.port,
+                                                    cls.archives))
+
+    @classmethod
+    def tearDownClass(cls):
+        keyserver.stop(cls.procs)  # pmproxy first, then the nodes
+
+    def pmseries(self, *args):
+        p = subprocess.run(["pmseries", "-p", str(self.port)] + list(args),
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                           timeout=60)
+        self.assertEqual(p.returncode, 0, "pmseries %s" % " ".join(args))
+        return p.stdout
+
+    def test_discovered_into_a_cluster_with_pmloggers_identity(self):
+        mmv = os.path.join(self.root, "mmv")
+        os.makedirs(mmv)
+        env = dict(os.environ, PCP_TMP_DIR=self.root)
+        for name, mode, cluster in FILES:
+            subprocess.run([WRITER, name, mode, cluster], env=env, check=True,
+                           stdout=subprocess.DEVNULL)
+        cfg = os.path.join(self.root, "cfg")
+        with open(cfg, "w") as f:
+            f.write("log mandatory on every 300 msec { mmv.alpha mmv.bravo }\n")
+        p_base = os.path.join(self.archives, "p", "p_arch")
+        m_base = os.path.join(self.archives, "m", "m_arch")
+        # mmvlog first, then pmlogger: one series takes the values of both,
+        # and a key server keeps a series' values in time order only.
+        mmvlog = subprocess.Popen(
+            [MMVLOG, "record", "-V", "3", "-c", cfg, "-T", "3sec", "--mmv-dir", mmv, m_base],
+            env=env, cwd=self.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        _, m_err = mmvlog.communicate(timeout=60)
+        self.assertEqual(mmvlog.returncode, 0, m_err.decode())
+        time.sleep(2.5)
+
+        # Every sample of mmvlog's archive, with its value, in the cluster.
+        written = archive_samples(m_base)
+        self.assertGreaterEqual(len(written), 8)
+        stored = {}
+        for m in re.finditer(r"^\s+\[(\d+)\.(\d+)\] (\d+)",
+                             self.pmseries("-t", "%s[count:100000]" % METRIC), re.M):
+            stored[int(m.group(1)) * 1000 + int(m.group(2))] = int(m.group(3))
+        for t, v in written.items():
+            self.assertEqual(stored.get(t), v, "sample at %d us (stored: %s)" % (t, sorted(stored)))
+
+        pmlogger = subprocess.Popen(
+            ["pmlogger", "-o", "-V", "3", "-c", cfg, "-T", "2sec", "-l",
+             os.path.join(self.root, "pmlogger.log"), p_base],
+            env=env, cwd=self.root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        p_out, _ = pmlogger.communicate(timeout=60)
+        self.assertEqual(pmlogger.returncode, 0, p_out.decode())
+        time.sleep(2.5)
+
+        names = sorted(set(re.findall(r"^PMID: \S+ \((mmv\.[^)]+)\)$", subprocess.run(
+            ["pmdumplog", "-d", m_base], stdout=subprocess.PIPE, text=True, check=True).stdout,
+            re.M)))
+        self.assertGreater(len(names), 15)
+        sources = set()
+        for name in names:
+            series = self.pmseries(name).split()
+            self.assertEqual(len(series), 1, "%s: one series for both archives, got %s"
+                             % (name, series))
+            detail = self.pmseries("-a", series[0])
+            sources |= set(re.findall(r"Source: (\w+)", detail))
+            insts = re.findall(r'inst \[(\d+) or "[^"]*"\] series (\w+)', detail)
+            self.assertEqual(len(insts), len(set(i for i, _ in insts)), "%s\n%s" % (name, detail))
+        self.assertEqual(len(sources), 1, sources)
+        paths = self.pmseries("-S", sources.pop())
+        self.assertIn(p_base, paths)
+        self.assertIn(m_base, paths)
+
+        # The keys live on every node of the cluster.
+        for port in {int(p) for p in re.findall(r"127\.0\.0\.1:(\d+)@",
+                                                keyserver.redis_cli(self.port, "cluster",
+                                                                    "nodes"))}:
+            self.assertGreater(int(keyserver.redis_cli(port, "dbsize").strip()), 10, port)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,102 @@
+"""Private key servers and a private pmproxy for tests, on free ports.
+
+Nothing of the machine's own redis or pmproxy is touched: every process
+started here has its own directory, ports, configuration and log, and is
+stopped by stop().
+"""
+
+import os
+import socket
+import subprocess
+import time
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(what, predicate, timeout=15.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.1)
+    raise AssertionError("timed out waiting for " + what)
+
+
+def redis_cli(port, *args):
+    return subprocess.run(["redis-cli", "-p", str(port)] + list(args), stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL, text=True, timeout=30).stdout
+
+
+def start_redis(root, cluster=False):
+    """A redis-server in `root` (cluster-enabled if asked): (port, process)."""
+    os.makedirs(root, exist_ok=True)
+    port = free_port()
+    args = ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+            "--appendonly", "no", "--dir", root]
+    if cluster:
+        args += ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"]
+    p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_for("redis-server on %d" % port, lambda: redis_cli(port, "ping").strip() == "PONG")
+    return port, p
+
+
+def start_cluster(root, nodes=3):
+    """A Redis Cluster of `nodes` masters (redis-cli --cluster create), every
+    slot covered: (port of the first node, processes)."""
+    started = [start_redis(os.path.join(root, "node%d" % i), cluster=True) for i in range(nodes)]
+    ports = [port for port, _ in started]
+    p = subprocess.run(["redis-cli", "--cluster", "create"] +
+                       ["127.0.0.1:%d" % port for port in ports] +
+                       ["--cluster-replicas", "0", "--cluster-yes"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60)
+    if p.returncode != 0:
+        stop([proc for _, proc in started])
+        raise AssertionError("redis-cli --cluster create: " + p.stdout)
+    for port in ports:
+        wait_for("cluster_state:ok on %d" % port,
+                 lambda port=port: "cluster_state:ok" in redis_cli(port, "cluster", "info"))
+    return ports[0], [proc for _, proc in started]
+
+
+def start_pmproxy(root, redis_port, discover_path):
+    """PCP's pmproxy (-f: in the foreground) discovering `discover_path` into
+    the key server at `redis_port`, with its own run directory, sockets,
+    configuration and log in `root`. Returns the process once pmproxy has
+    set up its Redis schema."""
+    run_dir = os.path.join(root, "run")
+    os.makedirs(run_dir, exist_ok=True)
+    config = os.path.join(root, "pmproxy.conf")
+    with open(config, "w") as f:
+        f.write("[pmproxy]\npcp.enabled = false\nhttp.enabled = true\n"
+                "redis.enabled = true\nsecure.enabled = false\n"
+                "[redis]\nenabled = true\nservers = localhost:%d\n"
+                "[discover]\nenabled = true\npath = %s\n"
+                "[pmseries]\nenabled = true\n" % (redis_port, discover_path))
+    log = os.path.join(root, "pmproxy.log")
+    env = dict(os.environ, PCP_RUN_DIR=run_dir, PCP_TMP_DIR=root)
+    p = subprocess.Popen(
+        ["/usr/lib/pcp/bin/pmproxy", "-f", "-A", "-p", str(free_port()),
+         "-s", os.path.join(run_dir, "pmproxy.sock"), "-c", config, "-l", log],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def ready():
+        if not os.path.exists(log):
+            return False
+        with open(log) as f:
+            return "schema version setup" in f.read()
+    wait_for("pmproxy's Redis set-up", ready)
+    return p
+
+
+def stop(processes):
+    for p in processes:
+        p.terminate()
+    for p in processes:
+        try:
+            p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            p.kill()
