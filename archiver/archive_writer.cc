@@ -449,9 +449,14 @@ absl::Status ArchiveWriter::ReleaseRecords() {
 }
 
 absl::Status ArchiveWriter::TouchMeta() {
-  const std::string path = base_ + ".meta";
-  if (::utimensat(AT_FDCWD, path.c_str(), nullptr, 0) != 0) {
-    return absl::ErrnoToStatus(errno, absl::StrCat("touch ", path));
+  // The directory too: a watcher of its parent that has not seen it yet
+  // (one created in a second whose change was already handled) finds it.
+  const size_t slash = base_.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : base_.substr(0, slash + 1);
+  for (const std::string& path : {base_ + ".meta", dir}) {
+    if (::utimensat(AT_FDCWD, path.c_str(), nullptr, 0) != 0) {
+      return absl::ErrnoToStatus(errno, absl::StrCat("touch ", path));
+    }
   }
   return absl::OkStatus();
 }

@@ -115,8 +115,9 @@ class ArchiveWriter {
   void HoldRecords();
   absl::Status ReleaseRecords();
   bool holding_records() const { return holding_; }
-  // Sets .meta's times to now: an event for whoever watches the directory
-  // (inotify), with nothing written.
+  // Sets the times of .meta and of its directory to now: an event for
+  // whoever watches the directory or its parent (inotify), with nothing
+  // written.
   absl::Status TouchMeta();
 
   // Starts volume N+1; its index entry is written with its first result.

@@ -100,7 +100,7 @@ absl::Status RunRecordLoop(Recorder& recorder, const LoopLimits& limits,
                            const LoopHooks& hooks, LoopStats* stats) {
   *stats = LoopStats{};
   if (recorder.plan() != nullptr) return RunGroupedLoop(recorder, limits, hooks, stats);
-  const absl::Time start = hooks.now();
+  absl::Time start = hooks.now();
   const absl::Time end = std::min(limits.until, start + limits.duration);
   int64_t index = 0;
   absl::Time due = start;
@@ -128,6 +128,27 @@ absl::Status RunRecordLoop(Recorder& recorder, const LoopLimits& limits,
       return absl::OkStatus();
     }
 
+    if (recorder.empty() && hooks.wait_for_files) {
+      // Nothing to read: sleep until a file appears (at most a second, in
+      // case a change went unseen), then sample at once, on a new schedule.
+      hooks.wait_for_files(
+          std::min({end, hooks.now() + absl::Seconds(1), recorder.NextLiveStep()}));
+      if (absl::Status s = recorder.LiveStep(hooks.now()); !s.ok()) return s;
+      const LoopEvent e = hooks.poll();
+      if (e == LoopEvent::kStop) return absl::OkStatus();
+      if (e == LoopEvent::kNewVolume) {
+        if (absl::Status s = new_volume(hooks.now()); !s.ok()) return s;
+      }
+      if (e == LoopEvent::kFinalSample) {
+        if (absl::Status s = recorder.Sample(hooks.now()); !s.ok()) return s;
+        ++stats->samples;
+        hooks.on_sample();
+        return absl::OkStatus();
+      }
+      start = due = hooks.now();
+      index = 0;
+      continue;
+    }
     const Tick tick = NextTick(start, limits.interval, index, hooks.now());
     index = tick.index;
     due = tick.due;

@@ -33,6 +33,10 @@ struct LoopHooks {
   std::function<LoopEvent()> poll = [] { return LoopEvent::kNone; };
   // Called after each sample (progress lines).
   std::function<void()> on_sample = [] {};
+  // With the recorder empty (Recorder::empty): waits until a file may have
+  // appeared, `deadline` passes or something happens (a DirWatch), instead
+  // of ticking; the schedule starts again from the wake-up. Null: tick on.
+  std::function<void(absl::Time deadline)> wait_for_files;
 };
 
 struct LoopLimits {

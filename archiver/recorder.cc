@@ -394,7 +394,11 @@ void Recorder::FinishLive() {
   const absl::Time now = absl::Now();
   absl::SleepFor(absl::FromUnixSeconds(absl::ToUnixSeconds(now)) + absl::Seconds(1) +
                  absl::Milliseconds(20) - now);
-  (void)::utimensat(AT_FDCWD, (current_base_ + ".meta").c_str(), nullptr, 0);
+  const size_t slash = current_base_.rfind('/');
+  for (const std::string& path :
+       {current_base_ + ".meta", slash == std::string::npos ? "." : current_base_.substr(0, slash + 1)}) {
+    (void)::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);
+  }
 }
 
 absl::Status Recorder::SampleGroups(absl::Time now, const std::vector<size_t>& group_ids) {
@@ -451,6 +455,7 @@ Timestamp Recorder::Stamp(absl::Time now, bool* need_mark) {
 
 Recorder::Live Recorder::ScanFiles(bool* need_mark) {
   std::map<std::string, std::string> listed = ListFiles();
+  empty_ = listed.empty();
   for (auto it = files_.begin(); it != files_.end();) {
     if (!listed.contains(it->first)) {
       if (it->second.mapped) {

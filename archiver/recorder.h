@@ -136,6 +136,13 @@ class Recorder {
   // and none would follow).
   void FinishLive();
 
+  // Whether the last tick found no file at all to read (an empty MMV
+  // directory): until one appears a tick does nothing, so a loop may wait
+  // for the directory to change instead (archiver/dir_watch.h). A file that
+  // is there but not readable yet is not empty: it is read every tick, as
+  // libpcp_mmv fills it through a mapping, which no watch reports.
+  bool empty() const { return empty_; }
+
   // Starts the next volume (SIGHUP).
   absl::Status NewVolume();
   // Writes the final index entry and closes the archive.
@@ -259,6 +266,7 @@ class Recorder {
   // Live archives: where the current archive is in LiveStep's steps.
   enum class LiveState { kNone, kCreated, kPoke, kRelease };
   LiveState live_ = LiveState::kNone;
+  bool empty_ = false;  // the last tick listed no file
   absl::Time live_at_ = absl::InfiniteFuture();  // of kPoke and kRelease
   bool gap_ = false;  // a <mark> is owed before the next result
   format::Result result_;  // reused per sample

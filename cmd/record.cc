@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@
 #include "archiver/archive_naming.h"
 #include "archiver/compress.h"
 #include "archiver/compressor.h"
+#include "archiver/dir_watch.h"
 #include "archiver/posix_file.h"
 #include "archiver/record_loop.h"
 #include "archiver/recorder.h"
@@ -292,6 +294,15 @@ int RunRecord(RecordFlags& f, const Invocation& inv) {
     return archiver::LoopEvent::kNone;
   };
   hooks.on_sample = housekeeping;
+  // An empty MMV directory is waited on, not looked at every interval.
+  std::optional<archiver::DirWatch> watch;
+  if (!opts.mmv_dir.empty() && opts.files.empty()) {
+    absl::StatusOr<archiver::DirWatch> w = archiver::DirWatch::Open(opts.mmv_dir);
+    if (w.ok()) {
+      watch.emplace(std::move(*w));
+      hooks.wait_for_files = [&](absl::Time deadline) { (void)watch->Wait(deadline); };
+    }
+  }
   if (retention.max_age != absl::InfiniteDuration() || retention.max_total_bytes > 0) {
     (void)archiver::ApplyRetention(dir, retention, now, opts.archive_base, LogLine);
   }
