@@ -4,8 +4,10 @@
 // back with ArchiveReader (and the real pmlogcheck, when installed).
 #include "archiver/recorder.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -159,6 +161,77 @@ TEST_F(RecorderTest, RecordsEveryFileWithNamesHelpAndContextLabels) {
   EXPECT_TRUE(context);
   EXPECT_TRUE(domain);
   EXPECT_THAT(ar.warnings, IsEmpty());
+  EXPECT_PMLOGCHECK_OK(base_);
+}
+
+// Live archives (pmproxy's discovery, Recorder::LiveStep): the prologue
+// and the first result are written at once, the next results held until
+// .meta and the directory have been touched in the next wall-clock second
+// and 200 ms have passed; then written in order, nothing lost.
+TEST_F(RecorderTest, LiveArchiveHoldsResultsAfterTheFirstUntilTheNextSecond) {
+  MmvApp a(Path("alpha"), SimpleSpec());
+  a.Create();
+  a.SetU64(1, 10);
+  RecorderOptions o = Options();
+  o.live = true;
+  Recorder rec(o, log_.fn());
+  const absl::Time second = absl::FromUnixSeconds(absl::ToUnixSeconds(T(0)) + 100);
+  auto at = [&](int ms) { return second + absl::Milliseconds(ms); };
+  auto size = [](const std::string& path) {
+    struct stat st;
+    return ::stat(path.c_str(), &st) == 0 ? st.st_size : -1;
+  };
+  auto mtime = [](const std::string& path) {
+    struct stat st;
+    return ::stat(path.c_str(), &st) == 0 ? st.st_mtim.tv_sec : -1;
+  };
+  ASSERT_OK(rec.Sample(at(300)));
+  ASSERT_OK(rec.LiveStep(at(301)));
+  EXPECT_EQ(rec.NextLiveStep(), at(1020));  // the next second, 20 ms in
+  const auto written = size(base_ + ".0");
+  EXPECT_EQ(ReadArchive(base_).results.size(), 1u);  // the first result, on disk
+  // Old times, to see the touch.
+  const struct timespec old_times[2] = {{1, 0}, {1, 0}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, (base_ + ".meta").c_str(), old_times, 0), 0);
+  ASSERT_EQ(::utimensat(AT_FDCWD, out_.c_str(), old_times, 0), 0);
+  a.SetU64(1, 20);
+  ASSERT_OK(rec.Sample(at(700)));
+  EXPECT_EQ(size(base_ + ".0"), written);  // held
+  ASSERT_OK(rec.LiveStep(at(1020)));
+  EXPECT_GT(mtime(base_ + ".meta"), 1);
+  EXPECT_GT(mtime(out_), 1);
+  EXPECT_EQ(rec.NextLiveStep(), at(1220));
+  a.SetU64(1, 30);
+  ASSERT_OK(rec.Sample(at(1100)));
+  EXPECT_EQ(size(base_ + ".0"), written);  // still held
+  ASSERT_OK(rec.LiveStep(at(1220)));
+  EXPECT_GT(size(base_ + ".0"), written);
+  EXPECT_EQ(rec.NextLiveStep(), absl::InfiniteFuture());
+  a.SetU64(1, 40);
+  ASSERT_OK(rec.Sample(at(1500)));  // written at once from now on
+  ASSERT_OK(rec.Close());
+  ArchiveContents ar = ReadArchive(base_);
+  ASSERT_THAT(ar.results, SizeIs(4));
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(U64(ar, ar.results[i], "mmv.alpha.count"), 10 * (i + 1));
+  EXPECT_PMLOGCHECK_OK(base_);
+}
+
+// Held results are written by Close, when the run ends before the release.
+TEST_F(RecorderTest, LiveArchiveClosedWhileHoldingKeepsEverything) {
+  MmvApp a(Path("alpha"), SimpleSpec());
+  a.Create();
+  RecorderOptions o = Options();
+  o.live = true;
+  Recorder rec(o, log_.fn());
+  for (int i = 0; i < 3; ++i) {
+    a.SetU64(1, 10 * (i + 1));
+    ASSERT_OK(rec.Sample(T(0.1 * i)));
+    ASSERT_OK(rec.LiveStep(T(0.1 * i)));
+  }
+  ASSERT_OK(rec.Close());
+  ArchiveContents ar = ReadArchive(base_);
+  ASSERT_THAT(ar.results, SizeIs(3));
+  EXPECT_EQ(U64(ar, ar.results[2], "mmv.alpha.count"), 30u);
   EXPECT_PMLOGCHECK_OK(base_);
 }
 

@@ -38,9 +38,21 @@ def start_redis(root, cluster=False):
     args = ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
             "--appendonly", "no", "--dir", root]
     if cluster:
-        args += ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"]
-    p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    wait_for("redis-server on %d" % port, lambda: redis_cli(port, "ping").strip() == "PONG")
+        # The bus port defaults to port + 10000, which may not exist or be
+        # free: a free one of its own.
+        args += ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                 "--cluster-port", str(free_port())]
+    log = os.path.join(root, "redis.log")
+    with open(log, "w") as out:
+        p = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        wait_for("redis-server on %d" % port,
+                 lambda: p.poll() is None and redis_cli(port, "ping").strip() == "PONG")
+    except AssertionError:
+        p.kill()
+        with open(log) as f:
+            raise AssertionError("redis-server on port %d did not answer (exit %s): %s" % (
+                port, p.poll(), f.read()[-2000:]))
     return port, p
 
 
