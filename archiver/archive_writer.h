@@ -115,6 +115,7 @@ class ArchiveWriter {
   void HoldRecords();
   absl::Status ReleaseRecords();
   bool holding_records() const { return holding_; }
+  uint64_t held_bytes() const { return data_->held_bytes() + index_->held_bytes(); }
   // Sets the times of .meta and of its directory to now: an event for
   // whoever watches the directory or its parent (inotify), with nothing
   // written.

@@ -30,6 +30,7 @@ class HeldFile final : public WritableFile {
   // Writes what is held (one append) and stops holding.
   absl::Status Release();
   bool holding() const { return holding_; }
+  uint64_t held_bytes() const { return held_.size(); }
 
   absl::Status Append(std::span<const uint8_t> data) override;
   // Both write what is held first.

@@ -360,6 +360,15 @@ absl::Status Recorder::LiveStep(absl::Time now) {
     live_ = LiveState::kNone;
     return absl::OkStatus();
   }
+  // A fast, wide recording is not held long: no more than 2 MB (writing
+  // more at once can make a 10 ms tick late; pmproxy could not take such a
+  // rate anyway).
+  if (writer_->holding_records() && writer_->held_bytes() > (2 << 20)) {
+    live_ = LiveState::kNone;
+    live_at_ = absl::InfiniteFuture();
+    if (absl::Status s = writer_->ReleaseRecords(); !s.ok()) Broken(s);
+    return absl::OkStatus();
+  }
   if (live_ == LiveState::kCreated) {
     if (!have_result_) return absl::OkStatus();
     // The first result stays written: as the archive's last record it is

@@ -125,8 +125,9 @@ class Recorder {
   // result, results are held in memory; in the next second, once the
   // files' own changes are behind pmproxy, .meta is touched (a change it
   // handles, finding the archive ending with that first result), and
-  // 200 ms later the held results are written. The time of the next such
-  // step (InfiniteFuture: none):
+  // 200 ms later the held results are written (at once when they pass
+  // 2 MB: memory and the tick's time stay bounded). The time of the next
+  // such step (InfiniteFuture: none):
   absl::Time NextLiveStep() const;
   // Takes the steps due at `now` (Sample takes them too).
   absl::Status LiveStep(absl::Time now);
