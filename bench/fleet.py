@@ -34,22 +34,11 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "tests", "pcp"))
 import keyserver  # noqa: E402
+import bench_tools  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
 METRIC = "mmv.app0.m0"
 SKIP = 6.0  # seconds of start-up left out
-
-
-def build(work):
-    targets = ["//cmd:mmvlog", "//bench:make_mmv_file"]
-    print("building %s (-c opt)" % " ".join(targets), file=sys.stderr)
-    subprocess.run(["bazel", "build", "-c", "opt", "--jobs=2"] + targets,
-                   cwd=REPO, check=True, stdout=sys.stderr)
-    out = {}
-    for t in targets:
-        rel = t[2:].replace(":", "/")
-        out[t.rsplit(":", 1)[1]] = shutil.copy(os.path.join(REPO, "bazel-out/k8-opt/bin", rel), work)
-    return out
 
 
 def cpu_seconds(pid):
@@ -160,7 +149,7 @@ def main():
     ap.add_argument("--verbose", action="store_true", help="name the samples not in Redis")
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="mmvlog-fleet-")
-    tools = build(work)
+    tools = bench_tools.build(work, ["//cmd:mmvlog", "//bench:make_mmv_file"])
     print("fleet: %d values per host every %s s, %d s runs" % (
         args.values, args.interval, args.seconds))
     print("%6s %6s %8s %8s %8s %8s %10s %9s %9s %12s %12s" % (

@@ -30,20 +30,7 @@ import sys
 import tempfile
 import time
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def build(work):
-    targets = ["//cmd:mmvlog", "//bench:floor_recorder", "//bench:make_mmv_file"]
-    print("building %s (-c opt)" % " ".join(targets), file=sys.stderr)
-    subprocess.run(["bazel", "build", "-c", "opt", "--jobs=2"] + targets,
-                   cwd=REPO, check=True, stdout=sys.stderr)
-    out = {}
-    for t in targets:
-        # Copies, so that a concurrent bazel build cannot replace them mid-run.
-        rel = t[2:].replace(":", "/")
-        out[t.rsplit(":", 1)[1]] = shutil.copy(os.path.join(REPO, "bazel-out/k8-opt/bin", rel), work)
-    return out
+import bench_tools
 
 
 def cpu_of(cmd, **kw):
@@ -70,7 +57,8 @@ def main():
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="footprint.", dir=os.environ.get("TMPDIR", "/tmp"))
     try:
-        tools = build(work)
+        tools = bench_tools.build(
+            work, ["//cmd:mmvlog", "//bench:floor_recorder", "//bench:make_mmv_file"])
         print("interval %d ms, %d s per run; load average before: %s" % (
             args.interval_ms, args.seconds, " ".join(open("/proc/loadavg").read().split()[:3])))
         print("%8s %-7s %8s %9s %12s  %s" % ("values", "tool", "samples", "CPU s", "us/sample",

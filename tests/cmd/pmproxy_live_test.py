@@ -24,10 +24,8 @@ of a run .meta is touched in the next second, so the last samples are read.
 """
 
 import os
-import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -35,49 +33,12 @@ import time
 import unittest
 
 import cmdtest
+import keyserver
 
 INTERVAL = "400msec"
 METRIC = "mmv.bravo.requests.total"
 POLL = 0.1
 ARRIVAL = 2.0  # seconds, from the issue
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for(what, predicate, timeout=15.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.1)
-    raise AssertionError("timed out waiting for " + what)
-
-
-def archive_samples(base):
-    """{time in microseconds: value} of METRIC in archive `base`, by libpcp."""
-    from pcp import pmapi
-    import cpmapi as c_api
-    ctx = pmapi.pmContext(c_api.PM_CONTEXT_ARCHIVE, base)
-    pmid = ctx.pmLookupName(METRIC)[0]
-    out = {}
-    while True:
-        try:
-            r = ctx.pmFetchArchive()
-        except pmapi.pmErr:
-            break
-        t = r.contents.timestamp
-        for i in range(r.contents.numpmid):
-            vs = r.contents.get_vset(i).contents
-            if vs.pmid == pmid and vs.numval == 1:
-                v = ctx.pmExtractValue(vs.valfmt, r.contents.get_vlist(i, 0),
-                                       c_api.PM_TYPE_U64, c_api.PM_TYPE_U64)
-                out[t.tv_sec * 1000000 + t.tv_usec] = v.ull
-        ctx.pmFreeResult(r)
-    return out
 
 
 class PmproxyLiveTest(unittest.TestCase):
@@ -89,57 +50,24 @@ class PmproxyLiveTest(unittest.TestCase):
                 raise AssertionError("%s is missing: run bazel/setup.sh" % tool)
         cls.root = cmdtest.fresh_dir("pmproxy_live")
         cls.archives = os.path.join(cls.root, "archives")
-        run_dir = os.path.join(cls.root, "run")
-        for d in (cls.archives, run_dir):
-            os.makedirs(d)
-        cls.redis_port, cls.proxy_port = free_port(), free_port()
-        cls.redis = subprocess.Popen(
-            ["redis-server", "--port", str(cls.redis_port), "--bind", "127.0.0.1 ::1",
-             "--save", "", "--appendonly", "no", "--dir", cls.root],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_for("redis-server", lambda: subprocess.run(
-            ["redis-cli", "-p", str(cls.redis_port), "ping"], capture_output=True,
-            text=True).stdout.strip() == "PONG")
-        config = os.path.join(cls.root, "pmproxy.conf")
-        with open(config, "w") as f:
-            f.write("[pmproxy]\npcp.enabled = false\nhttp.enabled = true\n"
-                    "redis.enabled = true\nsecure.enabled = false\n"
-                    "[redis]\nenabled = true\nservers = localhost:%d\n"
-                    "[discover]\nenabled = true\npath = %s\n"
-                    "[pmseries]\nenabled = true\n" % (cls.redis_port, cls.archives))
-        cls.proxy_log = os.path.join(cls.root, "pmproxy.log")
-        env = dict(os.environ, PCP_RUN_DIR=run_dir, PCP_TMP_DIR=cls.root)
-        cls.proxy = subprocess.Popen(
-            ["/usr/lib/pcp/bin/pmproxy", "-f", "-A", "-p", str(cls.proxy_port),
-             "-s", os.path.join(run_dir, "pmproxy.sock"), "-c", config, "-l", cls.proxy_log],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-        def ready():
-            with open(cls.proxy_log) as f:
-                return "schema version setup" in f.read()
-        wait_for("pmproxy's Redis set-up", lambda: os.path.exists(cls.proxy_log) and ready())
+        os.makedirs(cls.archives)
+        cls.redis_port, cls.redis = keyserver.start_redis(os.path.join(cls.root, "redis"))
+        cls.proxy = keyserver.start_pmproxy(os.path.join(cls.root, "proxy"), cls.redis_port,
+                                            cls.archives)
         cls.files = cmdtest.MmvFiles(cls.root, files=(("bravo", "v3", 11, 0),))
 
     @classmethod
     def tearDownClass(cls):
         # pmproxy before anything it follows goes away (6.0.3 crashes when a
         # discovered archive is deleted under it).
-        cls.proxy.terminate()
-        cls.proxy.wait(timeout=10)
-        cls.redis.terminate()
-        cls.redis.wait(timeout=10)
+        keyserver.stop([cls.proxy, cls.redis])
 
     def redis_values(self):
         """{time in microseconds: value} of METRIC's series in Redis."""
         p = subprocess.run(["pmseries", "-p", str(self.redis_port), "-t",
                             "%s[count:100000]" % METRIC], capture_output=True, text=True,
                            timeout=30)
-        out = {}
-        # [MS.US]: Redis's stream id, milliseconds and the microseconds in
-        # that millisecond, unpadded (58-80 is .058080).
-        for m in re.finditer(r"^\s+\[(\d+)\.(\d+)\] (\d+)$", p.stdout, re.M):
-            out[int(m.group(1)) * 1000 + int(m.group(2))] = int(m.group(3))
-        return out
+        return keyserver.stored_values(p.stdout)
 
     def record(self, base, version):
         return subprocess.Popen(
@@ -201,7 +129,7 @@ class PmproxyLiveTest(unittest.TestCase):
         self.assertTrue(os.path.exists(bases[0] + ".1"), "SIGHUP switched volume")
         written, where = {}, {}
         for base in bases:
-            samples = archive_samples(base)
+            samples = keyserver.archive_values(base, METRIC)
             for k, t in enumerate(sorted(samples)):
                 where[t] = "%s sample %d of %d" % (os.path.basename(base), k + 1, len(samples))
             self.assertGreaterEqual(len(samples), 3, base)

@@ -33,29 +33,6 @@ FILES = (("alpha", "v1", "0"), ("bravo", "v3", "11"))
 METRIC = "mmv.bravo.requests.total"
 
 
-def archive_samples(base):
-    """{time in microseconds: value} of METRIC, read by libpcp."""
-    from pcp import pmapi
-    import cpmapi as c_api
-    ctx = pmapi.pmContext(c_api.PM_CONTEXT_ARCHIVE, base)
-    pmid = ctx.pmLookupName(METRIC)[0]
-    out = {}
-    while True:
-        try:
-            r = ctx.pmFetchArchive()
-        except pmapi.pmErr:
-            break
-        t = r.contents.timestamp
-        for i in range(r.contents.numpmid):
-            vs = r.contents.get_vset(i).contents
-            if vs.pmid == pmid and vs.numval == 1:
-                v = ctx.pmExtractValue(vs.valfmt, r.contents.get_vlist(i, 0),
-                                       c_api.PM_TYPE_U64, c_api.PM_TYPE_U64)
-                out[t.tv_sec * 1000000 + t.tv_usec] = v.ull
-        ctx.pmFreeResult(r)
-    return out
-
-
 class FleetClusterTest(unittest.TestCase):
 
     @classmethod
@@ -109,12 +86,9 @@ class FleetClusterTest(unittest.TestCase):
         time.sleep(2.5)
 
         # Every sample of mmvlog's archive, with its value, in the cluster.
-        written = archive_samples(m_base)
+        written = keyserver.archive_values(m_base, METRIC)
         self.assertGreaterEqual(len(written), 8)
-        stored = {}
-        for m in re.finditer(r"^\s+\[(\d+)\.(\d+)\] (\d+)",
-                             self.pmseries("-t", "%s[count:100000]" % METRIC), re.M):
-            stored[int(m.group(1)) * 1000 + int(m.group(2))] = int(m.group(3))
+        stored = keyserver.stored_values(self.pmseries("-t", "%s[count:100000]" % METRIC))
         for t, v in written.items():
             self.assertEqual(stored.get(t), v, "sample at %d us (stored: %s)" % (t, sorted(stored)))
 
@@ -130,19 +104,7 @@ class FleetClusterTest(unittest.TestCase):
             ["pmdumplog", "-d", m_base], stdout=subprocess.PIPE, text=True, check=True).stdout,
             re.M)))
         self.assertGreater(len(names), 15)
-        sources = set()
-        for name in names:
-            series = self.pmseries(name).split()
-            self.assertEqual(len(series), 1, "%s: one series for both archives, got %s"
-                             % (name, series))
-            detail = self.pmseries("-a", series[0])
-            sources |= set(re.findall(r"Source: (\w+)", detail))
-            insts = re.findall(r'inst \[(\d+) or "[^"]*"\] series (\w+)', detail)
-            self.assertEqual(len(insts), len(set(i for i, _ in insts)), "%s\n%s" % (name, detail))
-        self.assertEqual(len(sources), 1, sources)
-        paths = self.pmseries("-S", sources.pop())
-        self.assertIn(p_base, paths)
-        self.assertIn(m_base, paths)
+        keyserver.assert_shared_series(self, self.pmseries, names, (p_base, m_base))
 
         # The keys live on every node of the cluster.
         for port in {int(p) for p in re.findall(r"127\.0\.0\.1:(\d+)@",

@@ -1,4 +1,5 @@
-"""Private key servers and a private pmproxy for tests, on free ports.
+"""Private key servers and a private pmproxy for tests, on free ports, and
+what those tests compare: series and sources, an archive's values.
 
 Nothing of the machine's own redis or pmproxy is touched: every process
 started here has its own directory, ports, configuration and log, and is
@@ -6,6 +7,7 @@ stopped by stop().
 """
 
 import os
+import re
 import socket
 import subprocess
 import time
@@ -112,3 +114,57 @@ def stop(processes):
             p.wait(timeout=10)
         except subprocess.TimeoutExpired:
             p.kill()
+
+
+def assert_shared_series(test, pmseries, names, bases):
+    """pmseries(*args) -> its output. Every metric of `names` has one series
+    (the archives `bases` name it alike), every instance one, and all of
+    them one source, whose archives include `bases`."""
+    sources = set()
+    for name in names:
+        series = pmseries(name).split()
+        test.assertEqual(len(series), 1, "%s: one series for all archives, got %s"
+                         % (name, series))
+        detail = pmseries("-a", series[0])
+        sources |= set(re.findall(r"Source: (\w+)", detail))
+        # An instance named differently by two archives would be listed twice.
+        insts = re.findall(r'inst \[(\d+) or "[^"]*"\] series (\w+)', detail)
+        test.assertEqual(len(insts), len(set(i for i, _ in insts)), "%s\n%s" % (name, detail))
+    test.assertEqual(len(sources), 1, sources)
+    paths = pmseries("-S", sources.pop())
+    for base in bases:
+        test.assertIn(base, paths)
+
+
+def archive_values(base, metric):
+    """{time in microseconds: value} of a singular U64 `metric` in archive
+    `base`, read by libpcp."""
+    from pcp import pmapi
+    import cpmapi as c_api
+    ctx = pmapi.pmContext(c_api.PM_CONTEXT_ARCHIVE, base)
+    pmid = ctx.pmLookupName(metric)[0]
+    out = {}
+    while True:
+        try:
+            r = ctx.pmFetchArchive()
+        except pmapi.pmErr:
+            break
+        t = r.contents.timestamp
+        for i in range(r.contents.numpmid):
+            vs = r.contents.get_vset(i).contents
+            if vs.pmid == pmid and vs.numval == 1:
+                v = ctx.pmExtractValue(vs.valfmt, r.contents.get_vlist(i, 0),
+                                       c_api.PM_TYPE_U64, c_api.PM_TYPE_U64)
+                out[t.tv_sec * 1000000 + t.tv_usec] = v.ull
+        ctx.pmFreeResult(r)
+    return out
+
+
+def stored_values(pmseries_output):
+    """{time in microseconds: value} from `pmseries -t` of one series.
+    [MS.US]: Redis's stream id, milliseconds and the microseconds in that
+    millisecond, unpadded (58.80 is 58 ms 80 us)."""
+    out = {}
+    for m in re.finditer(r"^\s+\[(\d+)\.(\d+)\] (\d+)", pmseries_output, re.M):
+        out[int(m.group(1)) * 1000 + int(m.group(2))] = int(m.group(3))
+    return out

@@ -20,10 +20,11 @@ epilogue.
 import os
 import re
 import shutil
-import socket
 import subprocess
 import time
 import unittest
+
+import keyserver
 
 
 def runfile(path):
@@ -33,12 +34,6 @@ def runfile(path):
 MMVLOG = runfile("cmd/mmvlog")
 WRITER = runfile("tests/pcp/pcp_mmv_writer")
 FILES = (("alpha", "v1", "0"), ("bravo", "v3", "11"))
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def descs(base):
@@ -65,26 +60,11 @@ class SeriesIdentityTest(unittest.TestCase):
         cls.root = os.path.join(os.environ["TEST_TMPDIR"], "series_identity")
         shutil.rmtree(cls.root, ignore_errors=True)
         os.makedirs(os.path.join(cls.root, "mmv"))
-        cls.port = free_port()
-        cls.redis = subprocess.Popen(
-            ["redis-server", "--port", str(cls.port), "--bind", "127.0.0.1 ::1", "--save", "",
-             "--appendonly", "no", "--dir", cls.root],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            ping = subprocess.run(["redis-cli", "-p", str(cls.port), "ping"],
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-            if ping.stdout.strip() == "PONG":
-                break
-            time.sleep(0.1)
-        else:
-            cls.redis.kill()
-            raise AssertionError("redis-server did not answer on port %d" % cls.port)
+        cls.port, cls.redis = keyserver.start_redis(os.path.join(cls.root, "redis"))
 
     @classmethod
     def tearDownClass(cls):
-        cls.redis.terminate()
-        cls.redis.wait(timeout=10)
+        keyserver.stop([cls.redis])
 
     def pmseries(self, *args):
         p = subprocess.run(["pmseries", "-p", str(self.port)] + list(args),
@@ -137,22 +117,7 @@ class SeriesIdentityTest(unittest.TestCase):
         names = sorted(n for n in p_descs if n.startswith("mmv."))
         self.assertEqual(names, sorted(n for n in m_descs if n.startswith("mmv.")))
         self.assertGreater(len(names), 15)
-        sources = set()
-        for name in names:
-            series = self.pmseries(name).split()
-            self.assertEqual(len(series), 1, "%s: one series for both archives, got %s"
-                             % (name, series))
-            detail = self.pmseries("-a", series[0])
-            sources |= set(re.findall(r"Source: (\w+)", detail))
-            insts = re.findall(r'inst \[(\d+) or "[^"]*"\] series (\w+)', detail)
-            # One series per instance: an instance named differently by the
-            # two archives would be listed twice.
-            self.assertEqual(len(insts), len(set(i for i, _ in insts)), "%s\n%s" % (name, detail))
-        self.assertEqual(len(sources), 1, sources)
-        paths = self.pmseries("-S", sources.pop())
-        self.assertIn(p_base, paths)
-        self.assertIn(m_base, paths)
-
+        keyserver.assert_shared_series(self, self.pmseries, names, (p_base, m_base))
 
 if __name__ == "__main__":
     unittest.main()
