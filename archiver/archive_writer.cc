@@ -192,7 +192,7 @@ absl::Status ArchiveWriter::OpenVolume(int n) {
   if (!data.ok()) return data.status();
   if (data_ != nullptr) finished_volume_bytes_ += data_->size();
   data_ = std::make_unique<HeldFile>(std::move(*data));
-  if (holding_) data_->Hold();
+  if (holding_) data_->Hold(held_expect_);
   created_.push_back(data_->path());
   volume_ = n;
   results_in_volume_ = 0;
@@ -434,9 +434,10 @@ absl::Status ArchiveWriter::FinishResult(Timestamp timestamp, uint64_t data_offs
   return absl::OkStatus();
 }
 
-void ArchiveWriter::HoldRecords() {
+void ArchiveWriter::HoldRecords(size_t expect) {
   holding_ = true;
-  data_->Hold();
+  held_expect_ = expect;
+  data_->Hold(expect);
   index_->Hold();
 }
 

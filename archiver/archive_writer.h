@@ -112,7 +112,8 @@ class ArchiveWriter {
   // .meta, until ReleaseRecords (or Close) writes them, in order: for
   // pmproxy's discovery, which opens a new archive at its end (the
   // recorder's live archives, archiver/recorder.h).
-  void HoldRecords();
+  // `expect`: about how many bytes will be held (room is made at once).
+  void HoldRecords(size_t expect = 0);
   absl::Status ReleaseRecords();
   bool holding_records() const { return holding_; }
   uint64_t held_bytes() const { return data_->held_bytes() + index_->held_bytes(); }
@@ -167,6 +168,7 @@ class ArchiveWriter {
   std::unique_ptr<WritableFile> meta_;
   std::unique_ptr<HeldFile> index_, data_;
   bool holding_ = false;  // HoldRecords until ReleaseRecords
+  size_t held_expect_ = 0;
   int volume_ = 0;
   uint64_t finished_volume_bytes_ = 0;
   uint64_t results_in_volume_ = 0;

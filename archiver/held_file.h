@@ -25,8 +25,12 @@ class HeldFile final : public WritableFile {
  public:
   explicit HeldFile(std::unique_ptr<WritableFile> file) : file_(std::move(file)) {}
 
-  // From now on appends are kept in memory.
-  void Hold() { holding_ = true; }
+  // From now on appends are kept in memory, room for `expect` bytes made
+  // at once (growing by doubling re-copies and faults in pages again).
+  void Hold(size_t expect = 0) {
+    holding_ = true;
+    held_.reserve(expect);
+  }
   // Writes what is held (one append) and stops holding.
   absl::Status Release();
   bool holding() const { return holding_; }

@@ -350,6 +350,9 @@ void Recorder::OutageOver() {
 
 absl::Status Recorder::Sample(absl::Time now) { return Tick(now, nullptr); }
 
+// The most a live archive holds (LiveStep).
+constexpr size_t kLiveHoldMax = 2 << 20;
+
 absl::Time Recorder::NextLiveStep() const {
   // kCreated: as soon as the tick that created the archive is written.
   return live_ == LiveState::kNone ? absl::InfiniteFuture() : live_at_;
@@ -363,7 +366,7 @@ absl::Status Recorder::LiveStep(absl::Time now) {
   // A fast, wide recording is not held long: no more than 2 MB (writing
   // more at once can make a 10 ms tick late; pmproxy could not take such a
   // rate anyway).
-  if (writer_->holding_records() && writer_->held_bytes() > (2 << 20)) {
+  if (writer_->holding_records() && writer_->held_bytes() > kLiveHoldMax) {
     live_ = LiveState::kNone;
     live_at_ = absl::InfiniteFuture();
     if (absl::Status s = writer_->ReleaseRecords(); !s.ok()) Broken(s);
@@ -373,7 +376,7 @@ absl::Status Recorder::LiveStep(absl::Time now) {
     if (!have_result_) return absl::OkStatus();
     // The first result stays written: as the archive's last record it is
     // read even by a context opened at the end. The next ones wait.
-    writer_->HoldRecords();
+    writer_->HoldRecords(kLiveHoldMax);
     // The second after the one in which pmproxy may still be handling the
     // files' creation and first writes (50 ms for its own delay).
     const absl::Time second = absl::FromUnixSeconds(absl::ToUnixSeconds(now + absl::Milliseconds(50)));
