@@ -93,7 +93,7 @@ class ArchiveReader {
   const std::string& base() const { return base_; }
   // Volume files in order, e.g. {"a.0", "a.1.zst"}.
   const std::vector<std::string>& volumes() const { return volume_paths_; }
-  std::vector<format::IndexEntry> index() const { return index_; }
+  const std::vector<format::IndexEntry>& index() const { return index_; }
 
   // Makes reading begin at index entry `e` (LOGARCHIVE(5)): its volume, at
   // its offset, so the records before it (none later than its time) are

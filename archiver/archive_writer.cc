@@ -449,12 +449,14 @@ absl::Status ArchiveWriter::ReleaseRecords() {
   return absl::OkStatus();
 }
 
-absl::Status ArchiveWriter::TouchMeta() {
+absl::Status ArchiveWriter::TouchMeta() { return TouchArchive(base_); }
+
+absl::Status TouchArchive(const std::string& base) {
   // The directory too: a watcher of its parent that has not seen it yet
   // (one created in a second whose change was already handled) finds it.
-  const size_t slash = base_.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : base_.substr(0, slash + 1);
-  for (const std::string& path : {base_ + ".meta", dir}) {
+  const size_t slash = base.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : base.substr(0, slash + 1);
+  for (const std::string& path : {base + ".meta", dir}) {
     if (::utimensat(AT_FDCWD, path.c_str(), nullptr, 0) != 0) {
       return absl::ErrnoToStatus(errno, absl::StrCat("touch ", path));
     }

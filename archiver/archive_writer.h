@@ -60,6 +60,11 @@ struct ArchiveOptions {
   bool write_behind = true;
 };
 
+// Sets the times of <base>.meta and of its directory to now: an event for
+// whoever watches the directory or its parent (inotify), with nothing
+// written. ArchiveWriter::TouchMeta, or after the archive is closed.
+absl::Status TouchArchive(const std::string& base);
+
 class ArchiveWriter {
  public:
   // Creates <base>.meta, <base>.index and <base>.0 with labels stamped
@@ -117,9 +122,7 @@ class ArchiveWriter {
   absl::Status ReleaseRecords();
   bool holding_records() const { return holding_; }
   uint64_t held_bytes() const { return data_->held_bytes() + index_->held_bytes(); }
-  // Sets the times of .meta and of its directory to now: an event for
-  // whoever watches the directory or its parent (inotify), with nothing
-  // written.
+  // TouchArchive(base()).
   absl::Status TouchMeta();
 
   // Starts volume N+1; its index entry is written with its first result.

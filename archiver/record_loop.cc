@@ -109,6 +109,13 @@ absl::Status RunRecordLoop(Recorder& recorder, const LoopLimits& limits,
     next_volume = now + limits.volume_interval;
     return recorder.NewVolume();
   };
+  // One more sample now, and the end (kFinalSample).
+  auto final_sample = [&]() -> absl::Status {
+    if (absl::Status s = recorder.Sample(hooks.now()); !s.ok()) return s;
+    ++stats->samples;
+    hooks.on_sample();
+    return absl::OkStatus();
+  };
   for (;;) {
     const absl::Time now = hooks.now();
     if (now > end) return absl::OkStatus();
@@ -139,12 +146,7 @@ absl::Status RunRecordLoop(Recorder& recorder, const LoopLimits& limits,
       if (e == LoopEvent::kNewVolume) {
         if (absl::Status s = new_volume(hooks.now()); !s.ok()) return s;
       }
-      if (e == LoopEvent::kFinalSample) {
-        if (absl::Status s = recorder.Sample(hooks.now()); !s.ok()) return s;
-        ++stats->samples;
-        hooks.on_sample();
-        return absl::OkStatus();
-      }
+      if (e == LoopEvent::kFinalSample) return final_sample();
       start = due = hooks.now();
       index = 0;
       continue;
@@ -154,7 +156,6 @@ absl::Status RunRecordLoop(Recorder& recorder, const LoopLimits& limits,
     due = tick.due;
     stats->skipped_ticks += tick.skipped;
     if (due > end) return absl::OkStatus();
-    bool final_sample = false;
     while (hooks.now() < due) {
       hooks.wait_until(std::min(due, recorder.NextLiveStep()));
       if (absl::Status s = recorder.LiveStep(hooks.now()); !s.ok()) return s;
@@ -163,26 +164,11 @@ absl::Status RunRecordLoop(Recorder& recorder, const LoopLimits& limits,
       if (e == LoopEvent::kNewVolume) {
         if (absl::Status s = new_volume(hooks.now()); !s.ok()) return s;
       }
-      if (e == LoopEvent::kFinalSample) {
-        final_sample = true;
-        break;
-      }
-    }
-    if (final_sample) {
-      due = hooks.now();
-      if (absl::Status s = recorder.Sample(hooks.now()); !s.ok()) return s;
-      ++stats->samples;
-      hooks.on_sample();
-      return absl::OkStatus();
+      if (e == LoopEvent::kFinalSample) return final_sample();
     }
     const LoopEvent e = hooks.poll();
     if (e == LoopEvent::kStop) return absl::OkStatus();
-    if (e == LoopEvent::kFinalSample) {
-      if (absl::Status s = recorder.Sample(hooks.now()); !s.ok()) return s;
-      ++stats->samples;
-      hooks.on_sample();
-      return absl::OkStatus();
-    }
+    if (e == LoopEvent::kFinalSample) return final_sample();
     if (e == LoopEvent::kNewVolume) {
       if (absl::Status s = new_volume(hooks.now()); !s.ok()) return s;
     }

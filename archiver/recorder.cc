@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 
@@ -363,13 +362,16 @@ absl::Status Recorder::LiveStep(absl::Time now) {
     live_ = LiveState::kNone;
     return absl::OkStatus();
   }
+  auto release = [&] {
+    live_ = LiveState::kNone;
+    live_at_ = absl::InfiniteFuture();
+    if (absl::Status s = writer_->ReleaseRecords(); !s.ok()) Broken(s);
+  };
   // A fast, wide recording is not held long: no more than 2 MB (writing
   // more at once can make a 10 ms tick late; pmproxy could not take such a
   // rate anyway).
   if (writer_->holding_records() && writer_->held_bytes() > kLiveHoldMax) {
-    live_ = LiveState::kNone;
-    live_at_ = absl::InfiniteFuture();
-    if (absl::Status s = writer_->ReleaseRecords(); !s.ok()) Broken(s);
+    release();
     return absl::OkStatus();
   }
   if (live_ == LiveState::kCreated) {
@@ -390,14 +392,7 @@ absl::Status Recorder::LiveStep(absl::Time now) {
     live_at_ = now + absl::Milliseconds(200);
     live_ = LiveState::kRelease;
   }
-  if (live_ == LiveState::kRelease && now >= live_at_) {
-    live_ = LiveState::kNone;
-    live_at_ = absl::InfiniteFuture();
-    if (absl::Status s = writer_->ReleaseRecords(); !s.ok()) {
-      Broken(s);
-      return absl::OkStatus();
-    }
-  }
+  if (live_ == LiveState::kRelease && now >= live_at_) release();
   return absl::OkStatus();
 }
 
@@ -406,11 +401,7 @@ void Recorder::FinishLive() {
   const absl::Time now = absl::Now();
   absl::SleepFor(absl::FromUnixSeconds(absl::ToUnixSeconds(now)) + absl::Seconds(1) +
                  absl::Milliseconds(20) - now);
-  const size_t slash = current_base_.rfind('/');
-  for (const std::string& path :
-       {current_base_ + ".meta", slash == std::string::npos ? "." : current_base_.substr(0, slash + 1)}) {
-    (void)::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);
-  }
+  (void)TouchArchive(current_base_);
 }
 
 absl::Status Recorder::SampleGroups(absl::Time now, const std::vector<size_t>& group_ids) {
@@ -418,9 +409,7 @@ absl::Status Recorder::SampleGroups(absl::Time now, const std::vector<size_t>& g
 }
 
 absl::Status Recorder::Tick(absl::Time now, const std::vector<size_t>* group_ids) {
-  if (live_ != LiveState::kNone && live_ != LiveState::kCreated) {
-    if (absl::Status s = LiveStep(now); !s.ok()) return s;
-  }
+  if (absl::Status s = LiveStep(now); !s.ok()) return s;
   if (!ContinueAfterOutage()) {
     ++stats_.dropped;
     return absl::OkStatus();

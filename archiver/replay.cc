@@ -481,8 +481,8 @@ std::optional<TimelineEnds> ReadTimelineEnds(const std::vector<std::string>& nam
   TimelineEnds ends;
   ends.first = head->rows.front().time;
   // The last row: read the newest archive from its last index entries on,
-  // going back (1, 2, 4, ... entries) until a row turns up.
-  opened = OpenArchives(names, &problems);
+  // going back (1, 2, 4, ... entries) until a row turns up (a reader each
+  // time: the ones above only name the archives and their indexes now).
   for (size_t a = opened.size(); a-- > 0;) {
     const size_t entries = opened[a].reader->index().size();
     for (size_t back = 1;; back *= 2) {

@@ -392,16 +392,16 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
   // The window's start found first, from the recording's ends, so that the
   // archives are entered there (by their .index) rather than read whole.
   // The dump shows every record, as pmdumplog does.
+  format::TimeWindowSpec spec;
+  spec.start = f.start;
+  spec.end = f.finish;
+  spec.align = f.align;
+  spec.origin = f.origin;
   std::optional<archiver::TimelineEnds> ends;
   std::optional<absl::StatusOr<Timeline>> seeked;
   if (!f.start.empty() && !f.follow) {
     ends = archiver::ReadTimelineEnds(archives, metrics, dump);
     if (ends) {
-      format::TimeWindowSpec spec;
-      spec.start = f.start;
-      spec.end = f.finish;
-      spec.align = f.align;
-      spec.origin = f.origin;
       absl::StatusOr<format::TimeWindow> window = format::ResolveTimeWindow(
           spec, format::ToAbslTime(ends->first), format::ToAbslTime(ends->last), g_zone);
       if (window.ok()) {
@@ -443,11 +443,6 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
   }
   absl::Time from = absl::InfinitePast(), to = absl::InfiniteFuture();
   if (!t->rows.empty()) {
-    format::TimeWindowSpec spec;
-    spec.start = f.start;
-    spec.end = f.finish;
-    spec.align = f.align;
-    spec.origin = f.origin;
     // (Rows before the window may not have been read: the ends as found.)
     const absl::Time first = format::ToAbslTime(ends ? ends->first : t->rows.front().time);
     const absl::Time last = format::ToAbslTime(ends ? ends->last : t->rows.back().time);
