@@ -425,7 +425,15 @@ absl::Status Recorder::Tick(absl::Time now, const std::vector<size_t>* group_ids
   ResolvePlan(live);
   if (std::optional<absl::Status> done = DescribeNew(now, live, stamp, group_ids)) return *done;
   if (need_mark && have_result_ && !MarkGap(&stamp)) return absl::OkStatus();
-  return WriteResults(now, live, stamp, group_ids);
+  absl::Status s = WriteResults(now, live, stamp, group_ids);
+  if (std::exchange(torn_, false) && !copy_values_) {
+    // Nothing was written: the same tick again, every file copied (the
+    // copies are checked as they are made, and retried by MmvSource).
+    copy_values_ = true;
+    s = Tick(now, group_ids);
+    copy_values_ = false;
+  }
+  return s;
 }
 
 bool Recorder::ContinueAfterOutage() {
@@ -484,7 +492,13 @@ Recorder::Live Recorder::ScanFiles(bool* need_mark) {
       st.source = dir != nullptr ? std::make_unique<MmvSource>(dir, name, path)
                                  : std::make_unique<MmvSource>(path);
     }
-    absl::StatusOr<MmvSnapshot> snap = st.source->Snapshot();
+    // Values are read in place for a file whose layout is fixed (the
+    // record template's fast path) when the tick writes one result; a torn
+    // read retries the tick from copies (WriteResult).
+    const bool in_place = !copy_values_ && options_.plan == nullptr && st.mapped != nullptr &&
+                          st.mapped->fixed_layout && !st.mapped->shares_cluster;
+    absl::StatusOr<MmvSnapshot> snap =
+        st.source->Snapshot(in_place ? MmvSource::kMapped : MmvSource::kCopied);
     bool ok = snap.ok();
     if (!ok) {
       Problem(st, name, std::string(snap.status().message()));
@@ -791,6 +805,7 @@ absl::Status Recorder::WriteResults(absl::Time now, const Live& live, Timestamp 
       ++stats_.dropped;
       return absl::OkStatus();
     }
+    if (torn_) return absl::OkStatus();  // nothing written; Tick retries
     if (!*written) continue;
     wrote = true;
     ++stats_.results;
@@ -815,7 +830,7 @@ absl::StatusOr<bool> Recorder::WriteResult(Output& out, const GroupSelection* gr
     if (!st->mapped) continue;
     std::shared_ptr<const MappedFile> p = Projected(*st, group);
     if (p->metrics.empty()) continue;
-    parts_.push_back({std::move(p), snap.image});
+    parts_.push_back({std::move(p), snap.image, snap.mapped ? st->source.get() : nullptr});
     st->recorded = true;
   }
   // Nothing to record: a result without metrics would read as a <mark> to
@@ -828,16 +843,38 @@ absl::StatusOr<bool> Recorder::WriteResult(Output& out, const GroupSelection* gr
     // layout; only the timestamp and the values change.
     out.tmpl->SetTimestamp(stamp);
     size_t sets = 0;
-    for (const auto& [f, image] : parts_) sets = StoreValues(*f, image, &*out.tmpl, sets);
+    for (const Part& part : parts_) {
+      if (part.source == nullptr) {
+        sets = StoreValues(*part.file, part.image, &*out.tmpl, sets);
+        continue;
+      }
+      size_t next = sets;
+      if (!part.source->ReadMapped([&](std::span<const uint8_t> bytes) {
+            next = StoreValues(*part.file, bytes, &*out.tmpl, sets);
+          }) ||
+          !part.source->StillCurrent()) {
+        torn_ = true;
+        return false;
+      }
+      sets = next;
+    }
     written = writer_->AppendEncodedResult(stamp, out.tmpl->record());
     if (written.ok()) *values += out.tmpl->values();
   } else {
     result_.timestamp = stamp;
     size_t sets = 0;
     bool shared = false;
-    for (const auto& [f, image] : parts_) {
-      sets = FillValueSets(*f, image, now_usec, &result_, sets);
-      shared |= f->shares_cluster;
+    for (Part& part : parts_) {
+      if (part.source != nullptr) {
+        absl::StatusOr<std::span<const uint8_t>> copy = part.source->CopyMapped();
+        if (!copy.ok()) {
+          torn_ = true;
+          return false;
+        }
+        part.image = *copy;
+      }
+      sets = FillValueSets(*part.file, part.image, now_usec, &result_, sets);
+      shared |= part.file->shares_cluster;
     }
     if (shared) sets = MergeSharedSets(&result_, sets);
     if (result_.sets.size() > sets) result_.sets.resize(sets);
@@ -858,7 +895,7 @@ void Recorder::MakeTemplate(Output& out) {
   out.tmpl.reset();
   out.files.clear();
   std::vector<std::vector<int32_t>> instances;  // SetLayout points into these
-  for (const auto& [f, image] : parts_) {
+  for (const auto& [f, image, source] : parts_) {
     // Files sharing a cluster give one set per PMID between them: merged
     // sample by sample, so encoded whole.
     if (!f->fixed_layout || f->shares_cluster || image.size() < f->mmv->size) {
@@ -892,7 +929,7 @@ bool Recorder::TemplateFits(const Output& out) const {
   for (size_t i = 0; i < parts_.size(); ++i) {
     // The same MappedFile objects (held by out.files, so no other mapping
     // can have their address) and a whole image of each.
-    if (out.files[i] != parts_[i].first || parts_[i].second.size() < parts_[i].first->mmv->size) {
+    if (out.files[i] != parts_[i].file || parts_[i].image.size() < parts_[i].file->mmv->size) {
       return false;
     }
   }

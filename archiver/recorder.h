@@ -29,8 +29,9 @@
 // What steers it is one phase (recording, outage, resuming) and whether a
 // <mark> is owed.
 //
-// An unchanged file costs one copy of its values and its share of one
-// encoded write: no metadata work.
+// An unchanged file costs its share of one encoded write, its values read
+// where they are (MmvSource's mapped snapshots; copied instead with a
+// pmlogger configuration): no metadata work.
 #ifndef MMVLOG_ARCHIVER_RECORDER_H_
 #define MMVLOG_ARCHIVER_RECORDER_H_
 
@@ -271,8 +272,19 @@ class Recorder {
   absl::Time live_at_ = absl::InfiniteFuture();  // of kPoke and kRelease
   bool gap_ = false;  // a <mark> is owed before the next result
   format::Result result_;  // reused per sample
-  // Projections of `live` for one group; reused.
-  std::vector<std::pair<std::shared_ptr<const MappedFile>, std::span<const uint8_t>>> parts_;
+  // Projections of `live` for one group; reused. `source` is set when the
+  // values are in its mapping (a mapped snapshot), not in `image`.
+  struct Part {
+    std::shared_ptr<const MappedFile> file;
+    std::span<const uint8_t> image;
+    MmvSource* source = nullptr;
+  };
+  std::vector<Part> parts_;
+  // A file changed (or shrank) while its mapped values were read: the tick
+  // is taken again from copies (torn_ says so to Tick; copy_values_ makes
+  // the snapshots copies).
+  bool torn_ = false;
+  bool copy_values_ = false;
   bool TemplateFits(const Output& out) const;
   // A template for parts_ when every file has a fixed layout, else none.
   void MakeTemplate(Output& out);

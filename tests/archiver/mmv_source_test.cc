@@ -46,6 +46,7 @@ namespace mmvlog::archiver {
 namespace {
 
 using ::mmvlog::testing::IsOk;
+using ::mmvlog::testing::IsOkAndHolds;
 using ::mmvlog::testing::StatusIs;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
@@ -580,6 +581,116 @@ TEST(MmvSourceTest, FileThatShrinksIsAnErrorUntilRestored) {
   EXPECT_EQ(CounterOf(*restored, 0), 9u);
 }
 
+// Mapped snapshots (Snapshot(kMapped)): the values are read where they are.
+
+// Reads counter `instance` of a mapped snapshot through the mapping (only
+// a copy inside the read: it may be abandoned midway).
+absl::StatusOr<uint64_t> MappedCounter(MmvSource& source, const MmvSnapshot& snap,
+                                       int32_t instance) {
+  for (const format::MmvValueEntry& v : snap.file->values) {
+    if (snap.file->metrics[v.metric_index].item != kCounterItem || v.instance != instance) {
+      continue;
+    }
+    uint64_t value = 0;
+    if (!source.ReadMapped([&](std::span<const uint8_t> bytes) {
+          std::memcpy(&value, bytes.data() + v.offset, sizeof(value));
+        })) {
+      return absl::UnavailableError("read faulted");
+    }
+    return value;
+  }
+  return absl::NotFoundError("no value");
+}
+
+TEST(MmvSourceTest, MappedSnapshotsReadTheValuesInPlace) {
+  const std::string path = FreshPath();
+  format::MmvImage image = Build(BaseSpec());
+  Replace(path, image.bytes);
+  MmvSource source(path);
+  // The first snapshot parses the file: a copy, whatever is asked.
+  absl::StatusOr<MmvSnapshot> first = source.Snapshot(MmvSource::kMapped);
+  ASSERT_OK(first);
+  EXPECT_TRUE(first->reloaded);
+  EXPECT_FALSE(first->mapped);
+  for (uint64_t round = 1; round <= 3; ++round) {
+    WriteU64InPlace(path, image.slot(kCounterItem, 1).value_offset, 70 + round);
+    absl::StatusOr<MmvSnapshot> next = source.Snapshot(MmvSource::kMapped);
+    ASSERT_OK(next);
+    EXPECT_TRUE(next->mapped);
+    EXPECT_FALSE(next->reloaded);
+    EXPECT_EQ(next->file.get(), first->file.get());
+    EXPECT_THAT(MappedCounter(source, *next, 1), IsOkAndHolds(70 + round));
+    EXPECT_TRUE(source.StillCurrent());
+    absl::StatusOr<std::span<const uint8_t>> copy = source.CopyMapped();
+    ASSERT_OK(copy);
+    MmvSnapshot copied = *next;
+    copied.image = *copy;
+    EXPECT_EQ(CounterOf(copied, 1), 70 + round);
+    EXPECT_EQ(StringOf(copied, kNameItem), "");
+  }
+  // Asked for a copy, a copy.
+  absl::StatusOr<MmvSnapshot> copied = source.Snapshot();
+  ASSERT_OK(copied);
+  EXPECT_FALSE(copied->mapped);
+  EXPECT_EQ(CounterOf(*copied, 1), 73u);
+}
+
+TEST(MmvSourceTest, FileThatShrinksUnderAMappedReadFailsTheReadNotTheProcess) {
+  const std::string path = FreshPath();
+  // Enough instances that the values run past the first page.
+  format::MmvSpec spec = BaseSpec();
+  for (int i = 3; i < 400; ++i) {
+    spec.indoms[0].instances.push_back({i, absl::StrCat("instance-", i)});
+  }
+  format::MmvImage image = Build(spec);
+  ASSERT_GT(image.bytes.size(), 3u * 4096u);
+  format::SetMmvU64(image.bytes, image.slot(kCounterItem, 399), 399);
+  Replace(path, image.bytes);
+  MmvSource source(path);
+  ASSERT_OK(source.Snapshot());
+  absl::StatusOr<MmvSnapshot> snap = source.Snapshot(MmvSource::kMapped);
+  ASSERT_OK(snap);
+  ASSERT_TRUE(snap->mapped);
+  EXPECT_THAT(MappedCounter(source, *snap, 399), IsOkAndHolds(399u));
+
+  // Shrunk after the snapshot looked: reading the last value touches a
+  // page past the end (SIGBUS without the guard).
+  TruncateTo(path, 4096);
+  EXPECT_THAT(MappedCounter(source, *snap, 399), StatusIs(absl::StatusCode::kUnavailable));
+  EXPECT_FALSE(source.StillCurrent() && source.CopyMapped().ok());
+  EXPECT_THAT(source.CopyMapped(), StatusIs(absl::StatusCode::kUnavailable,
+                                            StartsWith(absl::StrCat(path, ": "))));
+  // The next snapshot sees the shrunken file, and its repair.
+  EXPECT_FALSE(source.Snapshot(MmvSource::kMapped).ok());
+  WriteInPlace(path, 0, image.bytes);
+  ASSERT_OK(source.Snapshot(MmvSource::kMapped));
+  absl::StatusOr<MmvSnapshot> again = source.Snapshot(MmvSource::kMapped);
+  ASSERT_OK(again);
+  ASSERT_TRUE(again->mapped);
+  EXPECT_THAT(MappedCounter(source, *again, 399), IsOkAndHolds(399u));
+}
+
+TEST(MmvSourceTest, NewGenerationAfterAMappedSnapshotIsNotCurrent) {
+  const std::string path = FreshPath();
+  Replace(path, Build(BaseSpec(1)).bytes);
+  MmvSource source(path);
+  ASSERT_OK(source.Snapshot());
+  absl::StatusOr<MmvSnapshot> snap = source.Snapshot(MmvSource::kMapped);
+  ASSERT_OK(snap);
+  ASSERT_TRUE(snap->mapped);
+  EXPECT_TRUE(source.StillCurrent());
+  // The application rewrites its file in place with a new generation while
+  // the recorder is between the snapshot and its check.
+  format::MmvImage image = Build(BaseSpec(2));
+  WriteInPlace(path, 0, image.bytes);
+  EXPECT_FALSE(source.StillCurrent());
+  EXPECT_THAT(source.CopyMapped(), StatusIs(absl::StatusCode::kUnavailable));
+  absl::StatusOr<MmvSnapshot> next = source.Snapshot(MmvSource::kMapped);
+  ASSERT_OK(next);
+  EXPECT_TRUE(next->reloaded);
+  EXPECT_EQ(next->file->header.generation1, 2u);
+}
+
 TEST(MmvSourceTest, BadMagicIsTheParsersErrorWithThePathAndRepairWorks) {
   const std::string path = FreshPath();
   const format::MmvImage image = Build(BaseSpec());
@@ -928,14 +1039,20 @@ struct StressCounts {
   int ok = 0;
   int reloads = 0;
   int errors = 0;
+  int mapped = 0;  // snapshots whose values were in the mapping
+  int torn = 0;    // of those, reads the file changed under
   std::map<absl::StatusCode, int> by_code;
 };
 
 // Reads `path` with Snapshot() in a loop for about `duration` while `file`
 // is rewritten by another thread.
+// With kMapped, a mapped snapshot's values are taken with CopyMapped (the
+// guarded read of the mapping plus the generation check after it), which
+// fails with Unavailable when the file changed or shrank under it.
 StressCounts ReadWhileRewriting(const std::string& path, StressFile* file,
                                 bool allow_same_generation_rewrite,
-                                std::chrono::milliseconds duration) {
+                                std::chrono::milliseconds duration,
+                                MmvSource::Values values = MmvSource::kCopied) {
   std::atomic<bool> stop{false};
   std::atomic<int> complete_writes{0};
   const uint32_t seed = std::random_device{}();
@@ -948,7 +1065,17 @@ StressCounts ReadWhileRewriting(const std::string& path, StressFile* file,
   MmvSource source(path);
   const auto deadline = std::chrono::steady_clock::now() + duration;
   while (std::chrono::steady_clock::now() < deadline && inconsistent < 5) {
-    absl::StatusOr<MmvSnapshot> snap = source.Snapshot();
+    absl::StatusOr<MmvSnapshot> snap = source.Snapshot(values);
+    if (snap.ok() && snap->mapped) {
+      ++counts.mapped;
+      absl::StatusOr<std::span<const uint8_t>> copy = source.CopyMapped();
+      if (!copy.ok()) {
+        snap = copy.status();
+        ++counts.torn;
+      } else {
+        snap->image = *copy;
+      }
+    }
     if (snap.ok()) {
       ++counts.ok;
       counts.reloads += snap->reloaded;
@@ -982,7 +1109,8 @@ StressCounts ReadWhileRewriting(const std::string& path, StressFile* file,
     absl::StrAppend(&by_code, " ", absl::StatusCodeToString(code), "=", n);
   }
   std::cout << "snapshots: " << counts.ok << " ok (" << counts.reloads
-            << " reloads), " << counts.errors << " errors:" << by_code
+            << " reloads, " << counts.mapped << " mapped, " << counts.torn
+            << " torn), " << counts.errors << " errors:" << by_code
             << "; writer: " << complete_writes.load()
             << " complete generations\n";
   ::testing::Test::RecordProperty("ok_snapshots", counts.ok);
@@ -1032,6 +1160,37 @@ TEST(MmvSourceStressTest, FileTruncatedUnderTheWritersMappingNeverFaults) {
   EXPECT_GT(counts.ok, 0);
   EXPECT_GT(counts.reloads, 0);
   EXPECT_GT(counts.errors, 0);
+}
+
+// The same storms read in place: values from the file's mapping while it is
+// truncated and rewritten (the writer's pwrite and its own mapping). A read
+// past the shrunken end is a failed read, never a SIGBUS, and every value
+// read whole belongs to the generation it is taken for.
+TEST(MmvSourceStressTest, MappedReadsOfAFileTruncatedWhileReadNeverFault) {
+  const std::string path = FreshPath();
+  PwriteFile file(path);
+  ASSERT_EQ(file.error(), "");
+  file.Write(0, StressImage(0, 1));
+  StressCounts counts = ReadWhileRewriting(path, &file, /*allow_same_generation_rewrite=*/true,
+                                           kStressDuration, MmvSource::kMapped);
+  EXPECT_GT(counts.ok, 0);
+  EXPECT_GT(counts.mapped, 0);
+  EXPECT_GT(counts.errors, 0);
+}
+
+TEST(MmvSourceStressTest, MappedReadsUnderTheWritersMappingNeverFault) {
+  const std::string path = FreshPath();
+  size_t capacity = 0;
+  for (int layout = 0; layout < kStressLayouts; ++layout) {
+    capacity = std::max(capacity, StressImage(layout, 1).size());
+  }
+  MappedFile file(path, capacity);
+  ASSERT_EQ(file.error(), "");
+  file.Write(0, StressImage(0, 1));
+  StressCounts counts = ReadWhileRewriting(path, &file, /*allow_same_generation_rewrite=*/false,
+                                           kStressDuration, MmvSource::kMapped);
+  EXPECT_GT(counts.ok, 0);
+  EXPECT_GT(counts.mapped, 0);
 }
 
 }  // namespace

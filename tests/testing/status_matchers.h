@@ -32,6 +32,23 @@ MATCHER_P2(StatusIs, code, message_matcher, "") {
          ::testing::Matches(message_matcher)(std::string(s.message()));
 }
 
+// StatusIs(code): any message.
+MATCHER_P(StatusIs, code, "") {
+  const absl::Status& s = GetStatus(arg);
+  *result_listener << "status: " << s.ToString();
+  return s.code() == code;
+}
+
+// IsOkAndHolds(value) for a StatusOr.
+MATCHER_P(IsOkAndHolds, value, "") {
+  if (!arg.ok()) {
+    *result_listener << "status: " << arg.status().ToString();
+    return false;
+  }
+  *result_listener << "value: " << ::testing::PrintToString(*arg);
+  return *arg == value;
+}
+
 }  // namespace mmvlog::testing
 
 #define ASSERT_OK(expr) ASSERT_THAT((expr), ::mmvlog::testing::IsOk())
