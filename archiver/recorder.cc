@@ -430,6 +430,7 @@ absl::Status Recorder::Tick(absl::Time now, const std::vector<size_t>* group_ids
     // Nothing was written: the same tick again, every file copied (the
     // copies are checked as they are made, and retried by MmvSource).
     copy_values_ = true;
+    ++stats_.retaken;
     s = Tick(now, group_ids);
     copy_values_ = false;
   }

@@ -89,6 +89,7 @@ struct RecorderStats {
   uint64_t marks = 0;
   uint64_t archives = 0;  // archives started (more than 1 after a rotation)
   uint64_t dropped = 0;   // samples lost while the archive could not be written
+  uint64_t retaken = 0;   // ticks taken again from copies: a file changed mid-read
 };
 
 class Recorder {

@@ -11,8 +11,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <cstring>
+#include <iostream>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -233,6 +238,77 @@ TEST_F(RecorderTest, LiveArchiveClosedWhileHoldingKeepsEverything) {
   ASSERT_THAT(ar.results, SizeIs(3));
   EXPECT_EQ(U64(ar, ar.results[2], "mmv.alpha.count"), 30u);
   EXPECT_PMLOGCHECK_OK(base_);
+}
+
+// Values are read in place from the file's mapping (MmvSource kMapped) while
+// the application rewrites its file in place, new generation after new
+// generation, sometimes shrinking it first: every recorded result holds
+// values of one generation only, whole, and nothing crashes. A torn read is
+// taken again from copies (stats().retaken).
+TEST_F(RecorderTest, ValuesReadInPlaceWhileTheFileIsRewrittenAreNeverTorn) {
+  constexpr int kInstances = 600;  // values over several pages
+  std::vector<std::pair<int32_t, std::string>> insts;
+  for (int i = 0; i < kInstances; ++i) insts.push_back({i, absl::StrCat("i", i)});
+  auto image_of = [&](uint64_t generation) {
+    format::MmvSpec spec = IndomSpec(insts);
+    spec.generation = generation;
+    absl::StatusOr<format::MmvImage> image = format::BuildMmv(spec);
+    EXPECT_OK(image);
+    for (int i = 0; i < kInstances; ++i) {
+      format::SetMmvU64(image->bytes, image->slot(1, i), generation * 1'000'000 + i);
+    }
+    return image->bytes;
+  };
+  const std::string path = Path("app");
+  ASSERT_OK(WriteFileAtomically(path, image_of(1)));
+
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> rewrites{0};
+  std::thread writer([&] {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    for (uint64_t g = 2; !stop.load(); ++g) {
+      std::vector<uint8_t> next = image_of(g);
+      // A seqlock writer: g2 cleared first, the rest, g2 last; now and then
+      // the file is cut short first (a mapped read past it would SIGBUS).
+      const uint8_t zero[8] = {};
+      (void)::pwrite(fd, zero, sizeof(zero), 16);
+      if (g % 3 == 0) (void)::ftruncate(fd, static_cast<off_t>(next.size() / 2));
+      std::vector<uint8_t> unsettled = next;
+      std::memset(unsettled.data() + 16, 0, 8);
+      (void)::pwrite(fd, unsettled.data(), unsettled.size(), 0);
+      (void)::pwrite(fd, next.data() + 16, 8, 16);
+      rewrites.fetch_add(1);
+      std::this_thread::sleep_for(std::chrono::microseconds(200 + g % 500));
+    }
+    ::close(fd);
+  });
+  Recorder rec(Options(), log_.fn());
+  int ticks = 0;
+  for (; ticks < 4000 && (ticks < 300 || rewrites.load() < 200); ++ticks) {
+    ASSERT_OK(rec.Sample(T(ticks * 0.001)));
+  }
+  stop = true;
+  writer.join();
+  ASSERT_OK(rec.Close());
+  std::cout << ticks << " ticks, " << rewrites.load() << " rewrites, " << rec.stats().samples
+            << " samples, " << rec.stats().retaken << " retaken\n";
+
+  ArchiveContents ar = ReadArchive(base_);
+  EXPECT_THAT(ar.warnings, IsEmpty());
+  size_t checked = 0;
+  for (const format::Result* r : ar.data()) {
+    const format::ValueSet* s = ar.Set(*r, "mmv.app.per");
+    ASSERT_NE(s, nullptr);
+    ASSERT_THAT(s->values, SizeIs(kInstances)) << "at " << r->timestamp.sec;
+    const uint64_t g = s->values[0].u64 / 1'000'000;
+    for (const format::ResultValue& v : s->values) {
+      ASSERT_EQ(v.u64, g * 1'000'000 + static_cast<uint64_t>(v.inst))
+          << "instance " << v.inst << " of a result of generation " << g;
+    }
+    ++checked;
+  }
+  EXPECT_GT(checked, 100u);
 }
 
 TEST_F(RecorderTest, FilesStartingWithADotAndDirectoriesAreIgnored) {
