@@ -1,9 +1,10 @@
 // MmvSource: consistent snapshots of one live MMV file.
 //
-// The file is never mapped: a mapping of a file that shrinks raises SIGBUS
-// in the reader (it killed pmcd in PCP 6.0.3, shared/notes/PCP-BEHAVIOUR.md
-// section 1.10), so every byte is copied with pread(2) into a private image,
-// and a file that shrinks mid-read is just a short read.
+// The metadata is always copied with pread(2) into a private image and
+// parsed from there: a mapping of a file that shrinks raises SIGBUS in the
+// reader (it killed pmcd in PCP 6.0.3, shared/notes/PCP-BEHAVIOUR.md
+// section 1.10), and a file that shrinks mid-pread is just a short read.
+// Values may be read through a mapping, guarded (below).
 //
 // A snapshot is consistent when the header's generations are equal and
 // non-zero before and after the copy and unchanged since the metadata was
