@@ -19,7 +19,9 @@ bool SameTime(const struct timespec& a, const struct timespec& b) {
 
 }  // namespace
 
-absl::Status DirListing::Refresh() {
+absl::Status DirListing::Refresh(bool unchanged) {
+  if (unchanged && listed_) return absl::OkStatus();
+  listed_ = false;
   struct stat st;
   // By path, so that a directory removed and made again is noticed; when
   // the path cannot be followed (privileges dropped), the open one serves.
@@ -47,6 +49,7 @@ absl::Status DirListing::Refresh() {
   }
   if (trusted_ && st.st_ino == seen_.st_ino && st.st_dev == seen_.st_dev &&
       SameTime(st.st_mtim, seen_.st_mtim) && SameTime(st.st_ctim, seen_.st_ctim)) {
+    listed_ = true;
     return absl::OkStatus();
   }
   struct timespec start;
@@ -79,6 +82,7 @@ absl::Status DirListing::Refresh() {
   // Trusted once the last change of the entries (the mtime) is over a
   // second older than this read: any later change gets a newer mtime.
   trusted_ = start.tv_sec > st.st_mtim.tv_sec + 1;
+  listed_ = true;
   return absl::OkStatus();
 }
 

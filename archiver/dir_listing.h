@@ -39,8 +39,10 @@ class DirListing {
 
   // Name -> path of the regular files whose names do not start with '.' (as
   // pmdammv). Errors (errno-based, naming the directory) leave the listing
-  // empty.
-  absl::Status Refresh();
+  // empty. `unchanged`: the caller knows the entries have not changed since
+  // the last Refresh (a DirWatch set up before it); a good listing is then
+  // kept without a look.
+  absl::Status Refresh(bool unchanged = false);
   const std::map<std::string, std::string>& files() const { return files_; }
   // Name -> what it is ("symbolic link", "FIFO", ...) of the other entries.
   const std::map<std::string, std::string>& skipped() const { return skipped_; }
@@ -57,6 +59,7 @@ class DirListing {
   std::map<std::string, std::string> files_;
   std::map<std::string, std::string> skipped_;
   bool trusted_ = false;  // files_ is current while the stat below holds
+  bool listed_ = false;   // the last Refresh succeeded
   struct stat seen_ {};
   uint64_t reads_ = 0;
 };

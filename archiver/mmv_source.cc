@@ -180,17 +180,22 @@ absl::StatusOr<std::span<const uint8_t>> MmvSource::CopyMapped() {
   return std::span<const uint8_t>(image_);
 }
 
-absl::StatusOr<MmvSnapshot> MmvSource::Snapshot(Values values) {
-  absl::StatusOr<struct stat> st = StatNoFollow(dir_fd(), name_, path_);
-  if (!st.ok()) {
-    file_.reset();
-    fd_.reset();
-    return st.status();
+absl::StatusOr<MmvSnapshot> MmvSource::Snapshot(Values values, bool same_entry) {
+  // The entry by its name: a new inode (the file replaced), a new size.
+  uint64_t size = file_size_;
+  if (!same_entry || !fd_.valid() || file_ == nullptr) {
+    absl::StatusOr<struct stat> st = StatNoFollow(dir_fd(), name_, path_);
+    if (!st.ok()) {
+      file_.reset();
+      fd_.reset();
+      return st.status();
+    }
+    if (!fd_.valid() || st->st_dev != dev_ || st->st_ino != ino_) {
+      if (absl::Status s = Reopen(); !s.ok()) return s;
+    }
+    size = static_cast<uint64_t>(st->st_size);
   }
-  if (!fd_.valid() || st->st_dev != dev_ || st->st_ino != ino_) {
-    if (absl::Status s = Reopen(); !s.ok()) return s;
-  }
-  if (file_ != nullptr && static_cast<uint64_t>(st->st_size) == file_size_) {
+  if (file_ != nullptr && size == file_size_) {
     // The generation check before the caller's reads (StillCurrent after).
     if (values == kMapped && map_.valid() && GenerationCurrent()) {
       return MmvSnapshot{file_, image_, false, true};

@@ -90,8 +90,12 @@ class MmvSource {
   // settled or kept changing; ParseMmv's errors for a damaged file;
   // errno-based errors for I/O. A failed snapshot leaves the source usable:
   // the next call starts afresh.
+  // `same_entry`: the caller knows the directory entry still names the file
+  // this source has open (a DirWatch saw no change), so it is not looked up
+  // again; a file cut short or rewritten in place is still noticed (short
+  // reads, generations, StillCurrent).
   enum Values { kCopied, kMapped };
-  absl::StatusOr<MmvSnapshot> Snapshot(Values values = kCopied);
+  absl::StatusOr<MmvSnapshot> Snapshot(Values values = kCopied, bool same_entry = false);
 
   // For a mapped snapshot: fn(bytes) over the mapping; false when the file
   // shrank under the read (fn abandoned; see GuardedMapping::Read).

@@ -50,11 +50,11 @@ size_t Recorder::metrics() const {
   return n;
 }
 
-std::map<std::string, std::string> Recorder::ListFiles() {
+std::map<std::string, std::string> Recorder::ListFiles(bool unchanged) {
   std::map<std::string, std::string> out;
   if (!options_.mmv_dir.empty()) {
     if (dir_ == nullptr) dir_ = std::make_unique<DirListing>(options_.mmv_dir);
-    if (absl::Status s = dir_->Refresh(); !s.ok()) {
+    if (absl::Status s = dir_->Refresh(unchanged); !s.ok()) {
       std::string err(s.message());
       if (err != last_dir_error_) log_(LogLevel::kWarning, err);
       last_dir_error_ = err;
@@ -464,7 +464,10 @@ Timestamp Recorder::Stamp(absl::Time now, bool* need_mark) {
 }
 
 Recorder::Live Recorder::ScanFiles(bool* need_mark) {
-  std::map<std::string, std::string> listed = ListFiles();
+  // Asked once a tick (it consumes what the watch saw).
+  const bool unchanged = dir_ != nullptr && options_.mmv_dir_changed != nullptr &&
+                         !options_.mmv_dir_changed();
+  std::map<std::string, std::string> listed = ListFiles(unchanged);
   empty_ = listed.empty();
   for (auto it = files_.begin(); it != files_.end();) {
     if (!listed.contains(it->first)) {
@@ -499,7 +502,8 @@ Recorder::Live Recorder::ScanFiles(bool* need_mark) {
     const bool in_place = !copy_values_ && options_.plan == nullptr && st.mapped != nullptr &&
                           st.mapped->fixed_layout && !st.mapped->shares_cluster;
     absl::StatusOr<MmvSnapshot> snap =
-        st.source->Snapshot(in_place ? MmvSource::kMapped : MmvSource::kCopied);
+        st.source->Snapshot(in_place ? MmvSource::kMapped : MmvSource::kCopied,
+                            /*same_entry=*/unchanged && dir != nullptr);
     bool ok = snap.ok();
     if (!ok) {
       Problem(st, name, std::string(snap.status().message()));

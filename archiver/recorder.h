@@ -63,6 +63,11 @@ using LogFunction = std::function<void(LogLevel, const std::string&)>;
 struct RecorderOptions {
   std::string mmv_dir;             // scanned every sample; "" for none
   std::vector<std::string> files;  // MMV files named explicitly
+  // Whether mmv_dir's entries may have changed since the last call (a
+  // DirWatch::TakeChanged set up before the first sample). When it says
+  // no, a tick looks at neither the directory nor its files' names (their
+  // values and generations are still read). Null: look every tick.
+  std::function<bool()> mmv_dir_changed;
   MappingOptions mapping;
   std::string archive_base;        // e.g. /var/log/mmvlog/20261122.10.00
   ArchiveOptions archive;          // version, volume size, ...
@@ -217,7 +222,7 @@ class Recorder {
   absl::Status WriteResults(absl::Time now, const Live& live, format::Timestamp stamp,
                             const std::vector<size_t>* group_ids);
 
-  std::map<std::string, std::string> ListFiles();
+  std::map<std::string, std::string> ListFiles(bool unchanged = false);
   absl::Status OpenArchive(absl::Time now);
   // After a write error: the archive cannot take more until it is resumed.
   void Broken(const absl::Status& why);

@@ -227,6 +227,18 @@ int RunRecord(RecordFlags& f, const Invocation& inv) {
   opts.archive_base = base_for(now);
   opts.archive.sync_on_switch = f.sync;
   opts.resume = true;  // recovery runs when recording resumes into the same archive
+  // The MMV directory is watched (inotify) from before its first listing:
+  // the wait between ticks is on the watch, so a tick whose directory did not
+  // change looks at neither it nor its files' names, and an empty directory
+  // is slept on until a file appears.
+  std::optional<archiver::DirWatch> watch;
+  if (!opts.mmv_dir.empty() && opts.files.empty()) {
+    absl::StatusOr<archiver::DirWatch> w = archiver::DirWatch::Open(opts.mmv_dir);
+    if (w.ok()) {
+      watch.emplace(std::move(*w));
+      opts.mmv_dir_changed = [&watch] { return watch->TakeChanged(); };
+    }
+  }
   archiver::Recorder recorder(opts, LogLine);
   std::unique_ptr<archiver::BackgroundCompressor> compressor;
   if (f.compress) {
@@ -294,14 +306,9 @@ int RunRecord(RecordFlags& f, const Invocation& inv) {
     return archiver::LoopEvent::kNone;
   };
   hooks.on_sample = housekeeping;
-  // An empty MMV directory is waited on, not looked at every interval.
-  std::optional<archiver::DirWatch> watch;
-  if (!opts.mmv_dir.empty() && opts.files.empty()) {
-    absl::StatusOr<archiver::DirWatch> w = archiver::DirWatch::Open(opts.mmv_dir);
-    if (w.ok()) {
-      watch.emplace(std::move(*w));
-      hooks.wait_for_files = [&](absl::Time deadline) { (void)watch->Wait(deadline); };
-    }
+  if (watch.has_value()) {
+    hooks.wait_until = [&](absl::Time deadline) { (void)watch->Wait(deadline); };
+    hooks.wait_for_files = [&](absl::Time deadline) { (void)watch->Wait(deadline); };
   }
   if (retention.max_age != absl::InfiniteDuration() || retention.max_total_bytes > 0) {
     (void)archiver::ApplyRetention(dir, retention, now, opts.archive_base, LogLine);

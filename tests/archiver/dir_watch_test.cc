@@ -3,6 +3,8 @@
 #include "archiver/dir_watch.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -44,6 +46,55 @@ TEST(DirWatch, WakesOnANewFileAndOtherwiseAtTheDeadline) {
   ASSERT_EQ(w->Wait(absl::Now() + absl::Seconds(1)), DirWatch::Woken::kChanged);
   ASSERT_EQ(::rename((dir + "/.tmp").c_str(), (dir + "/app2").c_str()), 0);
   EXPECT_EQ(w->Wait(absl::Now() + absl::Seconds(10)), DirWatch::Woken::kChanged);
+}
+
+// TakeChanged: whether the entries may have changed since it was last
+// asked, from what Wait drained or, with no Wait in between, from the queue.
+TEST(DirWatch, TakeChangedSaysWhetherTheEntriesMayHaveChanged) {
+  const std::string dir = NewDir();
+  Touch(dir + "/app");
+  absl::StatusOr<DirWatch> w = DirWatch::Open(dir);
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_TRUE(w->TakeChanged());  // the first time: unknown
+  EXPECT_FALSE(w->TakeChanged());
+  // No Wait in between: the queue is read.
+  Touch(dir + "/other");
+  EXPECT_TRUE(w->TakeChanged());
+  EXPECT_FALSE(w->TakeChanged());
+  // Waited to the deadline, nothing happened.
+  EXPECT_EQ(w->Wait(absl::Now() + absl::Milliseconds(20)), DirWatch::Woken::kDeadline);
+  EXPECT_FALSE(w->TakeChanged());
+  // A change drained by Wait is reported once.
+  ASSERT_EQ(::unlink((dir + "/other").c_str()), 0);
+  EXPECT_EQ(w->Wait(absl::Now() + absl::Seconds(10)), DirWatch::Woken::kChanged);
+  EXPECT_TRUE(w->TakeChanged());
+  EXPECT_FALSE(w->TakeChanged());
+  // Renamed away, renamed over (a writer replacing its file).
+  Touch(dir + "/.new");
+  EXPECT_TRUE(w->TakeChanged());
+  ASSERT_EQ(::rename((dir + "/.new").c_str(), (dir + "/app").c_str()), 0);
+  EXPECT_TRUE(w->TakeChanged());
+  ASSERT_EQ(::rename((dir + "/app").c_str(), (dir + "/.old").c_str()), 0);
+  EXPECT_TRUE(w->TakeChanged());
+  // Writing to a file is not a change of the entries.
+  const int fd = ::open((dir + "/.old").c_str(), O_WRONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::write(fd, "x", 1), 1);
+  ::close(fd);
+  EXPECT_FALSE(w->TakeChanged());
+}
+
+TEST(DirWatch, ALostWatchAlwaysSaysChanged) {
+  const std::string dir = NewDir();
+  absl::StatusOr<DirWatch> w = DirWatch::Open(dir);
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_TRUE(w->TakeChanged());
+  ASSERT_EQ(::rename(dir.c_str(), (dir + ".moved").c_str()), 0);
+  EXPECT_TRUE(w->TakeChanged());
+  // A directory made again under the old name is not watched: every later
+  // call says changed, so callers look for themselves.
+  ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(w->TakeChanged());
 }
 
 TEST(DirWatch, AMissingDirectoryIsAnError) {

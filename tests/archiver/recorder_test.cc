@@ -26,6 +26,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "archiver/dir_watch.h"
 #include "archiver/posix_file.h"
 #include "format/archive_format.h"
 #include "format/archive_meta.h"
@@ -309,6 +310,55 @@ TEST_F(RecorderTest, ValuesReadInPlaceWhileTheFileIsRewrittenAreNeverTorn) {
     ++checked;
   }
   EXPECT_GT(checked, 100u);
+}
+
+// With a DirWatch (as `mmvlog record` runs), a tick whose directory did not
+// change looks at neither it nor its files' names; every change of the
+// entries is still seen at the next tick: a new file, a file replaced by
+// rename with the same generation and size (only its new inode tells), a
+// removed file. Values written in place are read every tick.
+TEST_F(RecorderTest, WithADirWatchEveryChangeOfTheEntriesIsSeenAtTheNextTick) {
+  absl::StatusOr<DirWatch> watch = DirWatch::Open(dir_);
+  ASSERT_OK(watch);
+  RecorderOptions o = Options();
+  o.mmv_dir_changed = [&] { return watch->TakeChanged(); };
+  MmvApp a(Path("alpha"), SimpleSpec());
+  a.Create();
+  a.SetU64(1, 1);
+  Recorder rec(o, log_.fn());
+  ASSERT_OK(rec.Sample(T(0)));
+  a.SetU64(1, 2);  // in place
+  ASSERT_OK(rec.Sample(T(1)));
+  a.SetU64(1, 3);
+  ASSERT_OK(rec.Sample(T(2)));
+  MmvApp b(Path("beta"), SimpleSpec());
+  b.Create();
+  b.SetU64(1, 30);
+  ASSERT_OK(rec.Sample(T(3)));
+  // Replaced: same generation, same layout, another value, a new inode.
+  format::MmvImage next = a.image();
+  format::SetMmvU64(next.bytes, next.slot(1), 77);
+  ASSERT_OK(WriteFileAtomically(a.path(), next.bytes));
+  ASSERT_OK(rec.Sample(T(4)));
+  b.Remove();
+  ASSERT_OK(rec.Sample(T(5)));
+  ASSERT_OK(rec.Sample(T(6)));
+  ASSERT_OK(rec.Close());
+
+  ArchiveContents ar = ReadArchive(base_);
+  EXPECT_THAT(ar.warnings, IsEmpty());
+  std::vector<const format::Result*> data = ar.data();
+  ASSERT_THAT(data, SizeIs(7));
+  EXPECT_EQ(U64(ar, *data[0], "mmv.alpha.count"), 1u);
+  EXPECT_EQ(U64(ar, *data[1], "mmv.alpha.count"), 2u);
+  EXPECT_EQ(U64(ar, *data[2], "mmv.alpha.count"), 3u);
+  EXPECT_EQ(ar.Set(*data[2], "mmv.beta.count"), nullptr);
+  EXPECT_EQ(U64(ar, *data[3], "mmv.beta.count"), 30u);
+  EXPECT_EQ(U64(ar, *data[4], "mmv.alpha.count"), 77u);
+  EXPECT_EQ(U64(ar, *data[4], "mmv.beta.count"), 30u);
+  EXPECT_EQ(ar.Set(*data[5], "mmv.beta.count"), nullptr);
+  EXPECT_EQ(U64(ar, *data[6], "mmv.alpha.count"), 77u);
+  EXPECT_EQ(log_.Count(LogLevel::kInfo, {"beta: file is gone"}), 1u);
 }
 
 TEST_F(RecorderTest, FilesStartingWithADotAndDirectoriesAreIgnored) {
