@@ -226,7 +226,8 @@ absl::Status ArchiveWriter::NewVolume() {
 
 StreamOptions ArchiveWriter::VolumeStream() const {
   return {.preallocate = true,
-          .write_behind = options_.write_behind ? &WriteBehind::Global() : nullptr};
+          .write_behind = options_.write_behind ? &WriteBehind::Global() : nullptr,
+          .write_behind_min_rate = options_.write_behind_min_rate};
 }
 
 uint64_t ArchiveWriter::VolumeLimit() const {

@@ -58,6 +58,14 @@ struct ArchiveOptions {
   // (archiver/write_behind.h). Off only to measure appends to the page cache
   // alone (bench/recorder_bench).
   bool write_behind = true;
+  // ... while they grow at least this fast (bytes a second, over each 8 MiB);
+  // slower volumes are left to the kernel's own writeback, as pmlogger's are.
+  // Write-behind is for fast recordings, whose appends otherwise stall
+  // behind bursts of writeback (100k values every 10 ms is 200 MB/s); at
+  // 10 MB/s it only moved the kernel's writeback into mmvlog's CPU
+  // (bench/README.md "footprint.py": 0.80x of the floor with it at 10k
+  // values every 20 ms, 1.01x without).
+  uint64_t write_behind_min_rate = uint64_t{48} << 20;
 };
 
 // Sets the times of <base>.meta and of its directory to now: an event for

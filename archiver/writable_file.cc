@@ -8,6 +8,8 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "archiver/file_syscalls.h"
 
 namespace mmvlog::archiver {
@@ -23,6 +25,9 @@ class PosixWritableFile final : public WritableFile {
         written_back_(size),
         behind_(stream.write_behind),
         behind_error_(behind_ != nullptr ? std::make_shared<std::atomic<int>>(0) : nullptr),
+        min_rate_(stream.write_behind_min_rate),
+        step_start_(absl::Now()),
+        behind_active_(min_rate_ == 0),
         reserve_(stream.preallocate) {}
   ~PosixWritableFile() override {
     if (fd_ >= 0) ::close(fd_);
@@ -53,7 +58,17 @@ class PosixWritableFile final : public WritableFile {
       done += static_cast<size_t>(n);
     }
     size_ += data.size();
-    if (behind_ != nullptr && size_ - written_back_ >= kWriteBehindBytes) StartWriteBehind();
+    if (behind_ != nullptr && size_ - written_back_ >= kWriteBehindBytes) {
+      const absl::Time now = absl::Now();
+      behind_active_ = min_rate_ == 0 || static_cast<double>(size_ - written_back_) >=
+                                             absl::ToDoubleSeconds(now - step_start_) * min_rate_;
+      step_start_ = now;
+      if (behind_active_) {
+        StartWriteBehind();
+      } else {
+        written_back_ = size_ & ~uint64_t{4095};  // the kernel's
+      }
+    }
     return absl::OkStatus();
   }
 
@@ -73,7 +88,7 @@ class PosixWritableFile final : public WritableFile {
     }
     // The tail too: nothing more is written to it. Its errors have no one
     // to go to; a caller that wants them calls Sync first.
-    if (behind_ != nullptr && size_ > written_back_) {
+    if (behind_ != nullptr && behind_active_ && size_ > written_back_) {
       behind_->Submit(fd_, static_cast<off_t>(written_back_),
                       static_cast<off_t>(size_ - written_back_));
     }
@@ -131,6 +146,9 @@ class PosixWritableFile final : public WritableFile {
   uint64_t written_back_;  // writeback started up to here
   WriteBehind* const behind_;  // null: no write-behind
   const std::shared_ptr<std::atomic<int>> behind_error_;  // set by the worker
+  const uint64_t min_rate_;  // StreamOptions::write_behind_min_rate
+  absl::Time step_start_;    // when the current 8 MiB step began
+  bool behind_active_;       // the last step was handed over
   bool reserve_;       // off after a failed reservation
   absl::Status status_;  // the first error; sticky
 };

@@ -40,6 +40,10 @@ struct StreamOptions {
   // range that fails to reach the disk becomes the file's error, returned
   // by the next call.
   WriteBehind* write_behind = nullptr;
+  // Hand over only the 8 MiB steps written at least this fast (bytes a
+  // second); a slower file's are left to the kernel, and so is its tail at
+  // Close once its last step was. 0: every step.
+  uint64_t write_behind_min_rate = 0;
 };
 
 // Creates `path`, failing if it exists (as PCP's __pmLogCreate does), or

@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "archiver/posix_file.h"
+#include "absl/time/clock.h"
 #include "archiver/write_behind.h"
 #include "tests/archiver/recorder_test_util.h"
 #include "tests/testing/status_matchers.h"
@@ -161,6 +162,38 @@ TEST(WritableFileTest, WriteBehindGetsWholePagesInOrderThenTheTailAtClose) {
     next = h.offset + h.length;
   }
   EXPECT_EQ(next, size) << "the tail was not handed over at Close";
+}
+
+// With a minimum rate, only steps written at least that fast are handed
+// over: a slow file's are left to the kernel (and its tail at Close), a fast
+// one's as before.
+TEST(WritableFileTest, WriteBehindOnlyForFilesWrittenFastEnough) {
+  const std::string dir = NewTempDir("wf");
+  const std::vector<uint8_t> mib(1 << 20, 'x');
+  for (bool fast : {false, true}) {
+    Recording rec;
+    absl::StatusOr<std::unique_ptr<WritableFile>> f = OpenWritableFile(
+        dir + (fast ? "/fast.0" : "/slow.0"), false,
+        {.write_behind = &rec.behind, .write_behind_min_rate = uint64_t{200} << 20});
+    ASSERT_OK(f);
+    // 8 MiB steps: the slow file takes 80 ms a step (100 MB/s, under the
+    // 200 MB/s asked for); the fast one none.
+    for (int i = 0; i < 20; ++i) {
+      if (!fast) absl::SleepFor(absl::Milliseconds(10));
+      ASSERT_OK((*f)->Append(mib));
+    }
+    ASSERT_OK((*f)->Close());
+    rec.behind.Drain();
+    if (fast) {
+      ASSERT_EQ(rec.handed.size(), 3u);  // two steps and the tail
+      EXPECT_EQ(rec.handed[2].offset + rec.handed[2].length, 20 << 20);
+    } else {
+      EXPECT_EQ(rec.handed.size(), 0u);
+    }
+    absl::StatusOr<std::string> got = ReadWholeFile(dir + (fast ? "/fast.0" : "/slow.0"));
+    ASSERT_OK(got);
+    EXPECT_EQ(got->size(), 20u << 20);
+  }
 }
 
 TEST(WritableFileTest, AFailedWriteBackBecomesTheFilesStickyError) {
