@@ -37,7 +37,9 @@ DirWatch::Woken DirWatch::Wait(absl::Time deadline) {
   const int rc = ::ppoll(&p, 1, deadline == absl::InfiniteFuture() ? nullptr : &ts, nullptr);
   if (rc < 0) {
     if (errno == EINTR) return Woken::kInterrupted;
+    // Never seen; still a wait, not a spin, and callers look every tick.
     lost_ = true;
+    absl::SleepFor(left);
     return Woken::kChanged;
   }
   waited_ = true;

@@ -105,8 +105,9 @@ format::MmvImage Build(const format::MmvSpec& spec) {
 std::string FreshPath() {
   const ::testing::TestInfo* info =
       ::testing::UnitTest::GetInstance()->current_test_info();
-  std::string path = absl::StrCat(::testing::TempDir(), info->test_suite_name(),
-                                  ".", info->name(), ".mmv");
+  std::string name = absl::StrCat(info->test_suite_name(), ".", info->name());
+  std::replace(name.begin(), name.end(), '/', '_');  // parameterized tests
+  std::string path = absl::StrCat(::testing::TempDir(), name, ".mmv");
   ::unlink(path.c_str());
   return path;
 }
@@ -1130,23 +1131,31 @@ StressCounts ReadWhileRewriting(const std::string& path, StressFile* file,
 
 constexpr std::chrono::milliseconds kStressDuration(2000);
 
-TEST(MmvSourceStressTest, TruncatedAndRewrittenWhileReadNeverCrashes) {
+// Each storm is read twice: values copied with pread (kCopied), and read in
+// place from the file's mapping (kMapped), where a read past the shrunken
+// end is a failed read, never a SIGBUS.
+class MmvSourceStressTest : public ::testing::TestWithParam<MmvSource::Values> {
+ protected:
+  void ExpectCounts(const StressCounts& counts) {
+    EXPECT_GT(counts.ok, 0);
+    EXPECT_GT(counts.reloads, 0);
+    EXPECT_GT(counts.errors, 0);
+    if (GetParam() == MmvSource::kMapped) EXPECT_GT(counts.mapped, 0);
+  }
+};
+
+TEST_P(MmvSourceStressTest, TruncatedAndRewrittenWhileReadNeverCrashes) {
   const std::string path = FreshPath();
   PwriteFile file(path);
   ASSERT_EQ(file.error(), "");
   file.Write(0, StressImage(0, 1));
-  StressCounts counts = ReadWhileRewriting(path, &file,
-                                           /*allow_same_generation_rewrite=*/true,
-                                           kStressDuration);
-  EXPECT_GT(counts.ok, 0);
-  EXPECT_GT(counts.reloads, 0);
-  EXPECT_GT(counts.errors, 0);
+  ExpectCounts(ReadWhileRewriting(path, &file, /*allow_same_generation_rewrite=*/true,
+                                  kStressDuration, GetParam()));
 }
 
-TEST(MmvSourceStressTest, FileTruncatedUnderTheWritersMappingNeverFaults) {
+TEST_P(MmvSourceStressTest, FileTruncatedUnderTheWritersMappingNeverFaults) {
   // The application keeps the file mapped and writes through the mapping
-  // while the file shrinks and grows; the reader never maps it, so it
-  // cannot take SIGBUS.
+  // while the file shrinks and grows.
   const std::string path = FreshPath();
   size_t capacity = 0;
   for (int layout = 0; layout < kStressLayouts; ++layout) {
@@ -1155,43 +1164,15 @@ TEST(MmvSourceStressTest, FileTruncatedUnderTheWritersMappingNeverFaults) {
   MappedFile file(path, capacity);
   ASSERT_EQ(file.error(), "");
   file.Write(0, StressImage(0, 1));
-  StressCounts counts = ReadWhileRewriting(
-      path, &file, /*allow_same_generation_rewrite=*/false, kStressDuration);
-  EXPECT_GT(counts.ok, 0);
-  EXPECT_GT(counts.reloads, 0);
-  EXPECT_GT(counts.errors, 0);
+  ExpectCounts(ReadWhileRewriting(path, &file, /*allow_same_generation_rewrite=*/false,
+                                  kStressDuration, GetParam()));
 }
 
-// The same storms read in place: values from the file's mapping while it is
-// truncated and rewritten (the writer's pwrite and its own mapping). A read
-// past the shrunken end is a failed read, never a SIGBUS, and every value
-// read whole belongs to the generation it is taken for.
-TEST(MmvSourceStressTest, MappedReadsOfAFileTruncatedWhileReadNeverFault) {
-  const std::string path = FreshPath();
-  PwriteFile file(path);
-  ASSERT_EQ(file.error(), "");
-  file.Write(0, StressImage(0, 1));
-  StressCounts counts = ReadWhileRewriting(path, &file, /*allow_same_generation_rewrite=*/true,
-                                           kStressDuration, MmvSource::kMapped);
-  EXPECT_GT(counts.ok, 0);
-  EXPECT_GT(counts.mapped, 0);
-  EXPECT_GT(counts.errors, 0);
-}
-
-TEST(MmvSourceStressTest, MappedReadsUnderTheWritersMappingNeverFault) {
-  const std::string path = FreshPath();
-  size_t capacity = 0;
-  for (int layout = 0; layout < kStressLayouts; ++layout) {
-    capacity = std::max(capacity, StressImage(layout, 1).size());
-  }
-  MappedFile file(path, capacity);
-  ASSERT_EQ(file.error(), "");
-  file.Write(0, StressImage(0, 1));
-  StressCounts counts = ReadWhileRewriting(path, &file, /*allow_same_generation_rewrite=*/false,
-                                           kStressDuration, MmvSource::kMapped);
-  EXPECT_GT(counts.ok, 0);
-  EXPECT_GT(counts.mapped, 0);
-}
+INSTANTIATE_TEST_SUITE_P(CopiedAndMapped, MmvSourceStressTest,
+                         ::testing::Values(MmvSource::kCopied, MmvSource::kMapped),
+                         [](const ::testing::TestParamInfo<MmvSource::Values>& p) {
+                           return p.param == MmvSource::kMapped ? "Mapped" : "Copied";
+                         });
 
 }  // namespace
 }  // namespace mmvlog::archiver
