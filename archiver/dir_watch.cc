@@ -2,6 +2,7 @@
 
 #include <poll.h>
 #include <sys/inotify.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -70,8 +71,12 @@ void DirWatch::Drain() {
 bool DirWatch::TakeChanged() {
   if (!waited_) Drain();
   waited_ = false;
-  const bool changed = changed_ || lost_;
+  struct timespec now;
+  ::clock_gettime(CLOCK_MONOTONIC, &now);
+  const int64_t now_ns = int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec;
+  const bool changed = changed_ || lost_ || now_ns - last_look_ns_ >= 1'000'000'000;
   changed_ = false;
+  if (changed) last_look_ns_ = now_ns;
   return changed;
 }
 

@@ -7,6 +7,7 @@
 #ifndef MMVLOG_ARCHIVER_DIR_WATCH_H_
 #define MMVLOG_ARCHIVER_DIR_WATCH_H_
 
+#include <cstdint>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -20,7 +21,11 @@ class DirWatch {
   // removal or renaming.
   static absl::StatusOr<DirWatch> Open(const std::string& dir);
   DirWatch(DirWatch&& other) noexcept
-      : fd_(other.fd_), changed_(other.changed_), waited_(other.waited_), lost_(other.lost_) {
+      : fd_(other.fd_),
+        changed_(other.changed_),
+        waited_(other.waited_),
+        lost_(other.lost_),
+        last_look_ns_(other.last_look_ns_) {
     other.fd_ = -1;
   }
   DirWatch& operator=(DirWatch&&) = delete;
@@ -39,7 +44,11 @@ class DirWatch {
   // Wait ended and before this call is reported by the next call: a change
   // is noticed at most one tick late, as one made just after a look would
   // be. Always true once the watch is lost (the directory removed or
-  // renamed, the event queue overflowed): callers look every time.
+  // renamed, the event queue overflowed): callers look every time. Also
+  // true once a second whatever the events: inotify watches the directory
+  // it opened, and a path that comes to name another directory (renamed
+  // and made again, a symbolic link or a mount changed, a network file
+  // system) sends it nothing.
   bool TakeChanged();
 
  private:
@@ -50,6 +59,7 @@ class DirWatch {
   bool changed_ = true;
   bool waited_ = false;  // a Wait looked at the queue since TakeChanged
   bool lost_ = false;
+  int64_t last_look_ns_ = 0;  // CLOCK_MONOTONIC when TakeChanged last said true
 };
 
 }  // namespace mmvlog::archiver

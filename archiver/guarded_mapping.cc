@@ -23,23 +23,21 @@ thread_local Guard* t_guard = nullptr;
 
 struct sigaction g_previous;
 
-void OnSigbus(int sig, siginfo_t* info, void* context) {
+void OnSigbus(int, siginfo_t* info, void*) {
   const Guard* g = t_guard;
   const auto* at = static_cast<const uint8_t*>(info->si_addr);
-  if (g != nullptr && at >= g->begin && at < g->end) {
+  // A fault (si_code > 0; a SIGBUS sent with kill has no address) in the
+  // mapping being read.
+  if (info->si_code > 0 && g != nullptr && at >= g->begin && at < g->end) {
     // The mask is not restored (sigsetjmp(..., 0): no syscall per Read);
     // SA_NODEFER left SIGBUS unblocked.
     siglongjmp(const_cast<Guard*>(g)->jump, 1);
   }
-  // Not a mapping being read: as if this handler were not there. Returning
-  // re-runs the faulting access under the previous disposition.
+  // Anything else: as if this handler were not there. A fault returns and
+  // its access runs again under the previous disposition; a sent signal is
+  // sent again.
   ::sigaction(SIGBUS, &g_previous, nullptr);
-  if (!(g_previous.sa_flags & SA_SIGINFO) && g_previous.sa_handler != SIG_DFL &&
-      g_previous.sa_handler != SIG_IGN) {
-    g_previous.sa_handler(sig);
-  } else if ((g_previous.sa_flags & SA_SIGINFO) && g_previous.sa_sigaction != nullptr) {
-    g_previous.sa_sigaction(sig, info, context);
-  }
+  if (info->si_code <= 0) ::raise(SIGBUS);
 }
 
 bool InstallHandler() {

@@ -163,9 +163,11 @@ bool MmvSource::StillCurrent() const {
   if (!GenerationCurrent()) return false;
   // A file cut short reads as zeros past its end (to the end of that page)
   // where pread stops short: the stress tests' writers that truncate and
-  // rewrite in place showed such reads between two good headers.
+  // rewrite in place showed such reads between two good headers. Any other
+  // size (grown, same generation) is for the next copy to look at, as a
+  // snapshot that stats the name would have.
   absl::StatusOr<struct stat> st = StatFd(fd_.get(), path_);
-  return st.ok() && static_cast<uint64_t>(st->st_size) >= map_.size();
+  return st.ok() && static_cast<uint64_t>(st->st_size) == file_size_;
 }
 
 absl::StatusOr<std::span<const uint8_t>> MmvSource::CopyMapped() {
@@ -188,6 +190,7 @@ absl::StatusOr<MmvSnapshot> MmvSource::Snapshot(Values values, bool same_entry) 
     if (!st.ok()) {
       file_.reset();
       fd_.reset();
+      map_.reset();
       return st.status();
     }
     if (!fd_.valid() || st->st_dev != dev_ || st->st_ino != ino_) {

@@ -105,7 +105,7 @@ class MmvSource {
   }
   // For a mapped snapshot, after reading it: the header's generations are
   // still the settled ones the metadata was parsed with and the file is
-  // still as long as the mapping, so what was read belongs to that
+  // still the size it was parsed at, so what was read belongs to that
   // metadata (one fstat).
   bool StillCurrent() const;
   // For a mapped snapshot: its values copied into the private image (as

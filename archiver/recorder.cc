@@ -464,9 +464,10 @@ Timestamp Recorder::Stamp(absl::Time now, bool* need_mark) {
 }
 
 Recorder::Live Recorder::ScanFiles(bool* need_mark) {
-  // Asked once a tick (it consumes what the watch saw).
-  const bool unchanged = dir_ != nullptr && options_.mmv_dir_changed != nullptr &&
-                         !options_.mmv_dir_changed();
+  // Asked once a tick (it consumes what the watch saw); a tick retaken from
+  // copies looks at everything.
+  const bool unchanged = !copy_values_ && dir_ != nullptr &&
+                         options_.mmv_dir_changed != nullptr && !options_.mmv_dir_changed();
   std::map<std::string, std::string> listed = ListFiles(unchanged);
   empty_ = listed.empty();
   for (auto it = files_.begin(); it != files_.end();) {

@@ -3,17 +3,22 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
-#include "absl/time/time.h"
 #include "archiver/file_syscalls.h"
 
 namespace mmvlog::archiver {
 namespace {
+
+int64_t MonotonicNanos() {
+  struct timespec t;
+  ::clock_gettime(CLOCK_MONOTONIC, &t);
+  return int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
+}
 
 class PosixWritableFile final : public WritableFile {
  public:
@@ -26,7 +31,7 @@ class PosixWritableFile final : public WritableFile {
         behind_(stream.write_behind),
         behind_error_(behind_ != nullptr ? std::make_shared<std::atomic<int>>(0) : nullptr),
         min_rate_(stream.write_behind_min_rate),
-        step_start_(absl::Now()),
+        step_start_ns_(MonotonicNanos()),
         behind_active_(min_rate_ == 0),
         reserve_(stream.preallocate) {}
   ~PosixWritableFile() override {
@@ -59,10 +64,11 @@ class PosixWritableFile final : public WritableFile {
     }
     size_ += data.size();
     if (behind_ != nullptr && size_ - written_back_ >= kWriteBehindBytes) {
-      const absl::Time now = absl::Now();
+      const int64_t now = MonotonicNanos();
       behind_active_ = min_rate_ == 0 || static_cast<double>(size_ - written_back_) >=
-                                             absl::ToDoubleSeconds(now - step_start_) * min_rate_;
-      step_start_ = now;
+                                             1e-9 * static_cast<double>(now - step_start_ns_) *
+                                                 static_cast<double>(min_rate_);
+      step_start_ns_ = now;
       if (behind_active_) {
         StartWriteBehind();
       } else {
@@ -147,7 +153,7 @@ class PosixWritableFile final : public WritableFile {
   WriteBehind* const behind_;  // null: no write-behind
   const std::shared_ptr<std::atomic<int>> behind_error_;  // set by the worker
   const uint64_t min_rate_;  // StreamOptions::write_behind_min_rate
-  absl::Time step_start_;    // when the current 8 MiB step began
+  int64_t step_start_ns_;    // CLOCK_MONOTONIC when the current 8 MiB step began
   bool behind_active_;       // the last step was handed over
   bool reserve_;       // off after a failed reservation
   absl::Status status_;  // the first error; sticky

@@ -42,7 +42,9 @@ struct StreamOptions {
   WriteBehind* write_behind = nullptr;
   // Hand over only the 8 MiB steps written at least this fast (bytes a
   // second); a slower file's are left to the kernel, and so is its tail at
-  // Close once its last step was. 0: every step.
+  // Close once its last step was. 0: every step. A step left to the kernel
+  // reports a failed writeback only to Sync (fdatasync), as pmlogger's
+  // writes do.
   uint64_t write_behind_min_rate = 0;
 };
 

@@ -97,6 +97,19 @@ TEST(DirWatch, ALostWatchAlwaysSaysChanged) {
   for (int i = 0; i < 3; ++i) EXPECT_TRUE(w->TakeChanged());
 }
 
+// Whatever the events, a look once a second: the path may have come to name
+// another directory, which the watch never hears of.
+TEST(DirWatch, TakeChangedSaysChangedOnceASecondWithoutEvents) {
+  const std::string dir = NewDir();
+  absl::StatusOr<DirWatch> w = DirWatch::Open(dir);
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_TRUE(w->TakeChanged());
+  EXPECT_FALSE(w->TakeChanged());
+  absl::SleepFor(absl::Milliseconds(1050));
+  EXPECT_TRUE(w->TakeChanged());
+  EXPECT_FALSE(w->TakeChanged());
+}
+
 TEST(DirWatch, AMissingDirectoryIsAnError) {
   EXPECT_FALSE(DirWatch::Open(NewDir() + "/none").ok());
 }

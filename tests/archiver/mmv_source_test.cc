@@ -671,6 +671,29 @@ TEST(MmvSourceTest, FileThatShrinksUnderAMappedReadFailsTheReadNotTheProcess) {
   EXPECT_THAT(MappedCounter(source, *again, 399), IsOkAndHolds(399u));
 }
 
+// Any change of size after a mapped snapshot (here grown, same generation)
+// fails the check after the read; the next copy reads the file again.
+TEST(MmvSourceTest, FileResizedAfterAMappedSnapshotIsNotCurrent) {
+  const std::string path = FreshPath();
+  const format::MmvImage image = Build(BaseSpec());
+  Replace(path, image.bytes);
+  MmvSource source(path);
+  ASSERT_OK(source.Snapshot());
+  absl::StatusOr<MmvSnapshot> snap = source.Snapshot(MmvSource::kMapped, /*same_entry=*/true);
+  ASSERT_OK(snap);
+  ASSERT_TRUE(snap->mapped);
+  EXPECT_TRUE(source.StillCurrent());
+  WriteInPlace(path, image.bytes.size(), std::vector<uint8_t>(100, 0));
+  EXPECT_FALSE(source.StillCurrent());
+  absl::StatusOr<MmvSnapshot> next = source.Snapshot();
+  ASSERT_OK(next);
+  EXPECT_TRUE(next->reloaded);
+  absl::StatusOr<MmvSnapshot> again = source.Snapshot(MmvSource::kMapped, /*same_entry=*/true);
+  ASSERT_OK(again);
+  EXPECT_TRUE(again->mapped);
+  EXPECT_TRUE(source.StillCurrent());
+}
+
 TEST(MmvSourceTest, NewGenerationAfterAMappedSnapshotIsNotCurrent) {
   const std::string path = FreshPath();
   Replace(path, Build(BaseSpec(1)).bytes);
