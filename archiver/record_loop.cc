@@ -1,6 +1,7 @@
 #include "archiver/record_loop.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "archiver/group_schedule.h"
 #include "archiver/log_plan.h"
@@ -116,6 +117,18 @@ absl::Status RunRecordLoop(Recorder& recorder, const LoopLimits& limits,
     hooks.on_sample();
     return absl::OkStatus();
   };
+  // After a wait: the live step, then what the caller asks for. A value ends
+  // the loop with it.
+  auto woken = [&]() -> std::optional<absl::Status> {
+    if (absl::Status s = recorder.LiveStep(hooks.now()); !s.ok()) return s;
+    const LoopEvent e = hooks.poll();
+    if (e == LoopEvent::kStop) return absl::OkStatus();
+    if (e == LoopEvent::kNewVolume) {
+      if (absl::Status s = new_volume(hooks.now()); !s.ok()) return s;
+    }
+    if (e == LoopEvent::kFinalSample) return final_sample();
+    return std::nullopt;
+  };
   for (;;) {
     const absl::Time now = hooks.now();
     if (now > end) return absl::OkStatus();
@@ -140,13 +153,7 @@ absl::Status RunRecordLoop(Recorder& recorder, const LoopLimits& limits,
       // case a change went unseen), then sample at once, on a new schedule.
       hooks.wait_for_files(
           std::min({end, hooks.now() + absl::Seconds(1), recorder.NextLiveStep()}));
-      if (absl::Status s = recorder.LiveStep(hooks.now()); !s.ok()) return s;
-      const LoopEvent e = hooks.poll();
-      if (e == LoopEvent::kStop) return absl::OkStatus();
-      if (e == LoopEvent::kNewVolume) {
-        if (absl::Status s = new_volume(hooks.now()); !s.ok()) return s;
-      }
-      if (e == LoopEvent::kFinalSample) return final_sample();
+      if (std::optional<absl::Status> done = woken()) return *done;
       start = due = hooks.now();
       index = 0;
       continue;
@@ -158,13 +165,7 @@ absl::Status RunRecordLoop(Recorder& recorder, const LoopLimits& limits,
     if (due > end) return absl::OkStatus();
     while (hooks.now() < due) {
       hooks.wait_until(std::min(due, recorder.NextLiveStep()));
-      if (absl::Status s = recorder.LiveStep(hooks.now()); !s.ok()) return s;
-      const LoopEvent e = hooks.poll();
-      if (e == LoopEvent::kStop) return absl::OkStatus();
-      if (e == LoopEvent::kNewVolume) {
-        if (absl::Status s = new_volume(hooks.now()); !s.ok()) return s;
-      }
-      if (e == LoopEvent::kFinalSample) return final_sample();
+      if (std::optional<absl::Status> done = woken()) return *done;
     }
     const LoopEvent e = hooks.poll();
     if (e == LoopEvent::kStop) return absl::OkStatus();
