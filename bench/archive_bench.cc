@@ -66,7 +66,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "archiver/archive_writer.h"
+#include "archiver/store/archive_writer.h"
 #include "bench/bench_archive.h"
 #include "format/archive_format.h"
 #include "format/archive_result.h"

@@ -4,7 +4,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "archiver/archive_writer.h"
+#include "archiver/store/archive_writer.h"
 #include "format/archive_format.h"
 #include "format/archive_meta.h"
 #include "format/archive_result.h"

@@ -15,7 +15,7 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "archiver/archive_writer.h"
+#include "archiver/store/archive_writer.h"
 
 namespace mmvlog::bench {
 

@@ -8,8 +8,8 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "archiver/archive_reader.h"
-#include "archiver/recovery.h"
+#include "archiver/store/archive_reader.h"
+#include "archiver/store/recovery.h"
 #include "cmd/cli.h"
 #include "cmd/subcommand.h"
 #include "format/archive_format.h"

@@ -11,7 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "archiver/recorder.h"
+#include "archiver/record/recorder.h"
 
 namespace mmvlog::cmd {
 

@@ -9,7 +9,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "archiver/host_identity.h"
+#include "archiver/record/host_identity.h"
 #include "cmd/cli.h"
 #include "cmd/common.h"
 #include "cmd/config_file.h"

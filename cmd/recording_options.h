@@ -17,8 +17,8 @@
 #include "CLI/CLI.hpp"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "archiver/record_loop.h"
-#include "archiver/recorder.h"
+#include "archiver/record/record_loop.h"
+#include "archiver/record/recorder.h"
 #include "cmd/privileges.h"
 
 namespace mmvlog::cmd {

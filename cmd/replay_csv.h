@@ -14,7 +14,7 @@
 
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "archiver/replay.h"
+#include "archiver/replay/replay.h"
 
 namespace mmvlog::cmd {
 

@@ -11,7 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "archiver/posix_file.h"
+#include "archiver/store/posix_file.h"
 #include "cmd/common.h"
 #include "format/archive_format.h"
 #include "format/mmv_writer.h"

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "archiver/replay.h"
+#include "archiver/replay/replay.h"
 
 namespace mmvlog::cmd {
 

@@ -3,7 +3,7 @@
 // gives them: checked against a RecordScanner + DecodeResult pass over the
 // whole volume in memory, with records small and large (one larger than a
 // read), uncompressed and compressed.
-#include "archiver/archive_reader.h"
+#include "archiver/store/archive_reader.h"
 
 #include <unistd.h>
 
@@ -17,9 +17,9 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
-#include "archiver/archive_writer.h"
-#include "archiver/compress.h"
-#include "archiver/posix_file.h"
+#include "archiver/store/archive_writer.h"
+#include "archiver/store/compress.h"
+#include "archiver/store/posix_file.h"
 #include "format/archive_format.h"
 #include "format/archive_framing.h"
 #include "format/archive_result.h"

@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
-#include "archiver/archive_writer.h"
+#include "archiver/store/archive_writer.h"
 
 namespace mmvlog::testing {
 

@@ -1,6 +1,6 @@
 // ArchiveWriter: the invariants in its class comment, checked by reading the
 // files back with ArchiveReader and the format decoders.
-#include "archiver/archive_writer.h"
+#include "archiver/store/archive_writer.h"
 
 #include <signal.h>
 #include <sys/resource.h>
@@ -14,9 +14,9 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
-#include "archiver/archive_reader.h"
-#include "archiver/posix_file.h"
-#include "archiver/write_behind.h"
+#include "archiver/store/archive_reader.h"
+#include "archiver/store/posix_file.h"
+#include "archiver/store/write_behind.h"
 #include "format/archive_format.h"
 #include "tests/archiver/archive_test_util.h"
 #include "tests/testing/status_matchers.h"

@@ -6,7 +6,7 @@
 //
 // Every test states the MMV file it needs with BuildMmv and parses it with
 // ParseMmv, as the recorder does.
-#include "archiver/mmv_mapping.h"
+#include "archiver/record/mmv_mapping.h"
 
 #include <cmath>
 #include <cstdint>

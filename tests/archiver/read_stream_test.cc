@@ -2,7 +2,7 @@
 // exactly the bytes from there; an .xz file written in blocks (as
 // pmlogcompress writes it) is entered at the block holding the offset, so
 // damage in an earlier block is never met.
-#include "archiver/read_stream.h"
+#include "archiver/store/read_stream.h"
 
 #include <bzlib.h>
 #include <lzma.h>

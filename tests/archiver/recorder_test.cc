@@ -2,7 +2,7 @@
 // with explicit times, the test playing the applications (writing,
 // restarting, removing and corrupting their files) and reading the archive
 // back with ArchiveReader (and the real pmlogcheck, when installed).
-#include "archiver/recorder.h"
+#include "archiver/record/recorder.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -26,8 +26,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
-#include "archiver/dir_watch.h"
-#include "archiver/posix_file.h"
+#include "archiver/record/dir_watch.h"
+#include "archiver/store/posix_file.h"
 #include "format/archive_format.h"
 #include "format/archive_meta.h"
 #include "format/mmv_format.h"

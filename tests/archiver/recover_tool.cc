@@ -2,7 +2,7 @@
 // (for crash tests that drive the real binary and real pmlogcheck).
 #include <cstdio>
 
-#include "archiver/recovery.h"
+#include "archiver/store/recovery.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) {

@@ -3,7 +3,7 @@
 // instances that come and go, several archives with a mark between them,
 // globs, a damaged archive), the dense row storage, NumericValue (rates,
 // resets, marks) and RowNumbers, which must agree with it cell for cell.
-#include "archiver/replay.h"
+#include "archiver/replay/replay.h"
 
 #include <unistd.h>
 
@@ -17,8 +17,8 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
-#include "archiver/archive_writer.h"
-#include "archiver/posix_file.h"
+#include "archiver/store/archive_writer.h"
+#include "archiver/store/posix_file.h"
 #include "format/archive_format.h"
 #include "format/archive_meta.h"
 #include "format/archive_result.h"

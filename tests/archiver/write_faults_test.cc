@@ -26,9 +26,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
-#include "archiver/file_syscalls.h"
-#include "archiver/record_loop.h"
-#include "archiver/recorder.h"
+#include "archiver/store/file_syscalls.h"
+#include "archiver/record/record_loop.h"
+#include "archiver/record/recorder.h"
 #include "format/mmv_format.h"
 #include "tests/archiver/recorder_test_util.h"
 #include "tests/testing/status_matchers.h"

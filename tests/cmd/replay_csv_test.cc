@@ -17,7 +17,7 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
-#include "archiver/replay.h"
+#include "archiver/replay/replay.h"
 #include "format/archive_format.h"
 #include "format/archive_meta.h"
 #include "format/event_record.h"

@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "archiver/read_stream.h"
+#include "archiver/store/read_stream.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const char* kSuffixes[] = {".xz", ".lzma", ".bz2", ".gz", ".zst", ""};

@@ -18,7 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "archiver/archive_reader.h"
+#include "archiver/store/archive_reader.h"
 #include "format/archive_format.h"
 #include "format/archive_result.h"
 #include "format/json.h"

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "archiver/archive_writer.h"
+#include "archiver/store/archive_writer.h"
 #include "format/archive_format.h"
 #include "format/event_record.h"
 

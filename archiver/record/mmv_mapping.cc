@@ -1,0 +1,539 @@
+#include "archiver/record/mmv_mapping.h"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <tuple>
+#include <utility>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "format/archive_format.h"
+#include "format/endian.h"
+#include "format/pm_units.h"
+
+namespace mmvlog::archiver {
+namespace {
+
+using format::MmvFile;
+using format::MmvType;
+
+constexpr int32_t kPmErrGeneric = -12345;  // PM_ERR_GENERIC
+
+int32_t PcpType(MmvType t) {
+  switch (t) {
+    case MmvType::kI32: return format::kType32;
+    case MmvType::kU32: return format::kTypeU32;
+    case MmvType::kI64: return format::kType64;
+    case MmvType::kU64: return format::kTypeU64;
+    case MmvType::kFloat: return format::kTypeFloat;
+    case MmvType::kDouble: return format::kTypeDouble;
+    case MmvType::kString: return format::kTypeString;
+    case MmvType::kElapsed: return format::kType64;
+    case MmvType::kNoSupport: return format::kTypeNoSupport;
+  }
+  return format::kTypeNoSupport;
+}
+
+// The names of the labels in a JSON object, via libpcp's own parsing rules.
+std::vector<std::string> LabelNames(absl::string_view payload) {
+  std::vector<std::string> names;
+  absl::StatusOr<format::LabelSet> set = format::MakeLabelSet(format::kInNull, payload, 0);
+  if (!set.ok()) return names;
+  for (const format::LabelEntry& e : set->labels) {
+    names.push_back(set->json.substr(e.name_offset, e.name_length));
+  }
+  return names;
+}
+
+bool Selected(const MappingOptions& o, const std::string& name) {
+  auto any = [&](const std::vector<std::string>& globs) {
+    return std::any_of(globs.begin(), globs.end(), [&](const std::string& g) {
+      return ::fnmatch(g.c_str(), name.c_str(), 0) == 0;
+    });
+  };
+  return (o.include.empty() || any(o.include)) && !any(o.exclude);
+}
+
+}  // namespace
+
+bool IsValidPcpName(absl::string_view name) {
+  if (name.empty() || !absl::ascii_isalpha(name[0])) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return absl::ascii_isalnum(c) || c == '_' || c == '.';
+  });
+}
+
+void MmvMapper::ReserveClusters(
+    const std::vector<std::pair<std::string, int32_t>>& files) {
+  for (const auto& [name, cluster] : files) {
+    if (cluster <= 0 || cluster > format::kMmvMaxCluster) continue;
+    reserved_.try_emplace(static_cast<uint32_t>(cluster), name);
+  }
+}
+
+void MmvMapper::Seed(const std::vector<format::Desc>& descs) {
+  for (const format::Desc& d : descs) {
+    // Not the logger's own metrics (the prologue's pmcd.*, domain 2).
+    if (format::PmidDomain(d.pmid) != options_.domain) continue;
+    for (const std::string& n : d.names) pmid_of_name_[n] = d.pmid;
+    // Owned by an archived file we have not seen yet: not for new files.
+    file_of_cluster_.try_emplace(format::PmidCluster(d.pmid), "");
+  }
+}
+
+absl::StatusOr<uint32_t> MmvMapper::ClusterFor(const std::string& name,
+                                               int32_t requested,
+                                               std::optional<uint32_t> seeded, bool noprefix,
+                                               bool* shared) {
+  if (requested < 0 || requested > format::kMmvMaxCluster) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cluster ", requested, " in the header is outside 0..",
+        format::kMmvMaxCluster, " (pmdammv rejects the file too)"));
+  }
+  if (auto it = cluster_of_file_.find(name); it != cluster_of_file_.end()) {
+    auto owner = file_of_cluster_.find(it->second);
+    *shared = owner != file_of_cluster_.end() && owner->second != name;
+    return it->second;  // stable for the life of the archive
+  }
+  if (noprefix && requested > 0 &&
+      noprefix_clusters_.contains(static_cast<uint32_t>(requested))) {
+    // pmdammv's shared cluster: one namespace, instances merged.
+    cluster_of_file_[name] = static_cast<uint32_t>(requested);
+    *shared = true;
+    return static_cast<uint32_t>(requested);
+  }
+  if (seeded) {
+    // The archive being continued already holds this file's metrics.
+    auto owner = file_of_cluster_.find(*seeded);
+    if (owner == file_of_cluster_.end() || owner->second.empty() || owner->second == name) {
+      cluster_of_file_[name] = *seeded;
+      file_of_cluster_[*seeded] = name;
+      if (noprefix) noprefix_clusters_.insert(*seeded);
+      return *seeded;
+    }
+  }
+  auto free_for_us = [&](uint32_t c) {
+    if (file_of_cluster_.contains(c)) return false;
+    auto r = reserved_.find(c);
+    return r == reserved_.end() || r->second == name;
+  };
+  uint32_t cluster = 0;
+  if (requested > 0 && !file_of_cluster_.contains(static_cast<uint32_t>(requested))) {
+    cluster = static_cast<uint32_t>(requested);
+  } else {
+    for (uint32_t c = 1; c <= static_cast<uint32_t>(format::kMmvMaxCluster); ++c) {
+      if (free_for_us(c)) {
+        cluster = c;
+        break;
+      }
+    }
+    if (cluster == 0) return absl::ResourceExhaustedError("no free cluster");
+  }
+  cluster_of_file_[name] = cluster;
+  file_of_cluster_[cluster] = name;
+  // Only a cluster the file asked for can be shared: an automatic one is
+  // no number another file could name.
+  if (noprefix && cluster == static_cast<uint32_t>(requested)) noprefix_clusters_.insert(cluster);
+  return cluster;
+}
+
+absl::StatusOr<MappedFile> MmvMapper::Map(const std::string& name,
+                                          std::shared_ptr<const MmvFile> mmv) {
+  const MmvFile& f = *mmv;
+  const bool noprefix = (f.header.flags & format::kMmvFlagNoPrefix) != 0;
+  const std::string prefix =
+      noprefix
+          ? absl::StrCat(options_.prefix, ".")
+          : absl::StrCat(options_.prefix, ".", name, ".");
+  std::optional<uint32_t> seeded;
+  for (const format::MmvMetric& m : f.metrics) {
+    auto it = pmid_of_name_.find(prefix + m.name);
+    if (it != pmid_of_name_.end()) {
+      seeded = format::PmidCluster(it->second);
+      break;
+    }
+  }
+  bool shared = false;
+  absl::StatusOr<uint32_t> cluster = ClusterFor(name, f.header.cluster, seeded, noprefix, &shared);
+  if (!cluster.ok()) return cluster.status();
+  MappedFile out;
+  out.name = name;
+  out.mmv = mmv;
+  out.cluster = *cluster;
+  out.shares_cluster = shared;
+  out.sentinel = (f.header.flags & format::kMmvFlagSentinel) != 0;
+  if (f.header.cluster > 0 && static_cast<uint32_t>(f.header.cluster) != out.cluster) {
+    out.warnings.push_back(absl::StrCat("requested cluster ", f.header.cluster,
+                                        " belongs to another file; using cluster ",
+                                        out.cluster));
+  }
+  const uint32_t domain = options_.domain;
+  auto indom_id = [&](uint32_t serial) {
+    return format::InDomBuild(domain, (out.cluster << 11) | serial);
+  };
+  // Values per metric, in indom instance order.
+  std::vector<std::vector<uint32_t>> values_of(f.metrics.size());
+  for (uint32_t i = 0; i < f.values.size(); ++i) {
+    values_of[f.values[i].metric_index].push_back(i);
+  }
+  for (auto& v : values_of) {
+    std::stable_sort(v.begin(), v.end(), [&](uint32_t a, uint32_t b) {
+      return f.values[a].instance_index < f.values[b].instance_index;
+    });
+  }
+
+  absl::flat_hash_map<uint32_t, uint32_t> pmid_of_item;
+  absl::flat_hash_set<std::string> names_here;  // names met in this call
+  std::vector<bool> indom_used(f.indoms.size(), false);
+  if (f.metrics.size() > format::kMmvMaxMetrics) {
+    out.warnings.push_back(absl::StrCat(f.metrics.size(), " metrics, more than ",
+                                        format::kMmvMaxMetrics,
+                                        ": none exported (as pmdammv)"));
+  } else {
+    for (size_t i = 0; i < f.metrics.size(); ++i) {
+      const format::MmvMetric& m = f.metrics[i];
+      const std::string full = prefix + m.name;
+      if (m.type == MmvType::kNoSupport) {
+        out.warnings.push_back(absl::StrCat(full, ": type NOSUPPORT, not exported"));
+        continue;
+      }
+      if (m.duplicate_item) {
+        out.warnings.push_back(absl::StrCat(full, ": item ", m.item,
+                                            " is an earlier metric's; ignored, as PCP does"));
+        continue;
+      }
+      if (m.item > format::kMmvMaxItem) {
+        out.warnings.push_back(absl::StrCat(full, ": item ", m.item,
+                                            " does not fit a PMID (max 1023)"));
+        continue;
+      }
+      if (!Selected(options_, full)) continue;
+      if (!IsValidPcpName(full)) {
+        out.warnings.push_back(absl::StrCat(full, ": not a valid PCP metric name"));
+        continue;
+      }
+      const uint32_t pmid = format::PmidBuild(domain, out.cluster, m.item);
+      auto [it, inserted] = pmid_of_name_.try_emplace(full, pmid);
+      auto first = first_of_pmid_.find(it->second);
+      const bool others = first != first_of_pmid_.end() && first->second.first != name;
+      if (!inserted && it->second != pmid && others) {
+        out.warnings.push_back(absl::StrCat(full, ": name already used by ", first->second.first,
+                                            " for item ", format::PmidItem(it->second),
+                                            " of the shared cluster; ignored, as PCP does"));
+        continue;
+      }
+      if (!inserted && it->second != pmid &&
+          format::PmidCluster(it->second) == out.cluster && !names_here.contains(full)) {
+        // This file's own metric, mapped before under another item: the
+        // name would change PMID, which one archive cannot hold.
+        return absl::AlreadyExistsError(absl::StrCat(
+            full, ": was PMID ", format::PmidCluster(it->second), ".",
+            format::PmidItem(it->second), ", now item ", m.item));
+      }
+      names_here.insert(full);
+      if (!inserted && it->second != pmid) {
+        out.warnings.push_back(absl::StrCat(full, ": name already used by PMID ",
+                                            format::PmidCluster(it->second), ".",
+                                            format::PmidItem(it->second)));
+        continue;
+      }
+      MappedMetric mm;
+      mm.mmv_type = m.type;
+      mm.desc.pmid = pmid;
+      mm.desc.type = PcpType(m.type);
+      mm.desc.sem = m.semantics == format::kMmvSemUnset ? format::kSemCounter : m.semantics;
+      format::PmUnits units = format::UnitsFromWord(m.units);
+      units.pad = 0;  // PCP 7.2 gives the pad byte a meaning: never pass garbage on
+      if (m.type == MmvType::kElapsed) {
+        units = {};
+        units.dim_time = 1;
+        units.scale_time = format::kTimeUsec;
+        mm.desc.sem = format::kSemCounter;
+      }
+      mm.desc.units = format::UnitsToWord(units);
+      mm.desc.indom = format::kIndomNull;
+      if (m.indom_index >= 0) {
+        mm.desc.indom = indom_id(m.indom);
+        indom_used[m.indom_index] = true;
+      }
+      mm.desc.names = {full};
+      if (noprefix_clusters_.contains(out.cluster)) {
+        // A shared cluster: the first file to define a PMID decides it.
+        auto [f1, added] = first_of_pmid_.try_emplace(pmid, name, mm.desc);
+        if (!added && f1->second.first != name && !(f1->second.second == mm.desc)) {
+          if (inserted) pmid_of_name_.erase(full);
+          out.warnings.push_back(absl::StrCat(
+              full, ": item ", m.item, " is defined differently by ", f1->second.first,
+              " (", f1->second.second.names.empty() ? "" : f1->second.second.names[0],
+              ") in the shared cluster; ignored, as PCP keeps the first"));
+          continue;
+        }
+        if (f1->second.first == name) f1->second.second = mm.desc;
+      }
+      mm.values = std::move(values_of[i]);
+      mm.offsets.reserve(mm.values.size());
+      for (uint32_t idx : mm.values) mm.offsets.push_back(static_cast<uint32_t>(f.values[idx].offset));
+      if (!m.short_help.empty()) {
+        out.texts.push_back({format::kTextOneLine | format::kTextPmid, pmid, m.short_help});
+      }
+      if (!m.long_help.empty()) {
+        out.texts.push_back({format::kTextHelp | format::kTextPmid, pmid, m.long_help});
+      }
+      pmid_of_item[m.item] = pmid;
+      out.metrics.push_back(std::move(mm));
+    }
+  }
+
+  for (size_t i = 0; i < f.indoms.size(); ++i) {
+    const format::MmvIndom& d = f.indoms[i];
+    if (!indom_used[i]) continue;
+    format::InDom indom;
+    indom.indom = indom_id(d.serial);
+    for (const format::MmvInstance& inst : d.instances) {
+      indom.instances.push_back({inst.internal, inst.external, false});
+    }
+    out.indoms.push_back(std::move(indom));
+    if (!d.short_help.empty()) {
+      out.texts.push_back({format::kTextOneLine | format::kTextIndom, indom_id(d.serial), d.short_help});
+    }
+    if (!d.long_help.empty()) {
+      out.texts.push_back({format::kTextHelp | format::kTextIndom, indom_id(d.serial), d.long_help});
+    }
+  }
+
+  // Labels: group payloads by (type, ident, instance), then merge each group.
+  struct Group {
+    std::vector<std::string> payloads;
+    std::vector<std::string> optional_names;
+  };
+  std::map<std::tuple<uint32_t, uint32_t, int32_t>, Group> groups;
+  for (const format::MmvLabel& l : f.labels) {
+    const uint32_t type = l.flags & format::kMmvLabelTypeMask;
+    uint32_t ident = 0;
+    int32_t inst = format::kInNull;
+    if (type == format::kMmvLabelCluster) {
+      // libpcp_mmv stores the requested cluster: accept it or the assigned one.
+      if (l.identity != out.cluster && l.identity != static_cast<uint32_t>(f.header.cluster)) {
+        out.warnings.push_back(absl::StrCat("cluster label ", l.payload,
+                                            " names cluster ", l.identity, ": dropped"));
+        continue;
+      }
+      ident = format::PmidBuild(domain, out.cluster, 0);
+    } else if (type == format::kMmvLabelItem) {
+      auto it = pmid_of_item.find(l.identity);
+      if (it == pmid_of_item.end()) continue;  // its metric is not exported
+      ident = it->second;
+    } else {
+      ident = indom_id(l.identity);
+      if (type == format::kMmvLabelInstances) inst = l.internal;
+    }
+    Group& g = groups[{type, ident, inst}];
+    g.payloads.push_back(l.payload);
+    if (l.flags & format::kMmvLabelOptional) {
+      for (std::string& n : LabelNames(l.payload)) g.optional_names.push_back(std::move(n));
+    }
+  }
+  std::map<std::pair<uint32_t, uint32_t>, format::LabelRecord> records;
+  for (auto& [key, g] : groups) {
+    const auto [type, ident, inst] = key;
+    absl::StatusOr<std::string> json = format::MergeLabelJson(g.payloads);
+    absl::StatusOr<format::LabelSet> set =
+        json.ok() ? format::MakeLabelSet(inst, *json, static_cast<uint8_t>(type))
+                  : absl::StatusOr<format::LabelSet>(json.status());
+    if (!set.ok()) {
+      out.warnings.push_back(absl::StrCat("labels ", g.payloads.front(), ": ",
+                                          set.status().message()));
+      continue;
+    }
+    for (format::LabelEntry& e : set->labels) {
+      const std::string n = set->json.substr(e.name_offset, e.name_length);
+      if (std::find(g.optional_names.begin(), g.optional_names.end(), n) !=
+          g.optional_names.end()) {
+        e.flags |= format::kLabelOptional;
+      }
+    }
+    format::LabelRecord& r = records[{type, ident}];
+    r.type = type;
+    r.ident = ident;
+    r.sets.push_back(std::move(*set));
+  }
+  for (auto& [key, r] : records) out.labels.push_back(std::move(r));
+  out.fixed_layout = !out.sentinel && f.size <= std::numeric_limits<uint32_t>::max() &&
+                     std::all_of(out.metrics.begin(), out.metrics.end(), [](const MappedMetric& m) {
+                       switch (m.mmv_type) {
+                         case MmvType::kI32:
+                         case MmvType::kU32:
+                         case MmvType::kI64:
+                         case MmvType::kU64:
+                         case MmvType::kFloat:
+                         case MmvType::kDouble:
+                           return true;
+                         default:
+                           return false;  // strings and elapsed times vary per sample
+                       }
+                     });
+  return out;
+}
+
+size_t MergeSharedSets(format::Result* result, size_t n) {
+  std::vector<format::ValueSet>& sets = result->sets;
+  absl::flat_hash_map<uint32_t, size_t> first;  // pmid -> its first set
+  size_t kept = 0;
+  for (size_t i = 0; i < n; ++i) {
+    auto [it, added] = first.try_emplace(sets[i].pmid, kept);
+    if (added) {
+      if (kept != i) std::swap(sets[kept], sets[i]);
+      ++kept;
+      continue;
+    }
+    format::ValueSet& into = sets[it->second];
+    format::ValueSet& from = sets[i];
+    if (from.error < 0 || from.values.empty()) continue;
+    if (into.error < 0) {  // pmdammv would have found the instance in a later file
+      into.error = 0;
+      into.values.clear();
+    }
+    absl::flat_hash_set<int32_t> have;
+    for (const format::ResultValue& v : into.values) have.insert(v.inst);
+    for (format::ResultValue& v : from.values) {
+      if (have.insert(v.inst).second) into.values.push_back(std::move(v));
+    }
+  }
+  return kept;
+}
+
+void AppendValueSets(const MappedFile& file, std::span<const uint8_t> image,
+                     int64_t now_usec, format::Result* result) {
+  FillValueSets(file, image, now_usec, result, result->sets.size());
+}
+
+std::vector<int32_t> Instances(const MappedFile& file, const MappedMetric& m) {
+  std::vector<int32_t> out;
+  out.reserve(m.values.size());
+  for (uint32_t idx : m.values) {
+    const format::MmvValueEntry& e = file.mmv->values[idx];
+    out.push_back(e.instance_index < 0 ? format::kInNull : e.instance);
+  }
+  return out;
+}
+
+size_t StoreValues(const MappedFile& file, std::span<const uint8_t> image,
+                   format::ResultTemplate* tmpl, size_t at) {
+  assert(file.fixed_layout && image.size() >= file.mmv->size);
+  const uint8_t* in = image.data();
+  uint8_t* rec = tmpl->data();
+  for (const MappedMetric& m : file.metrics) {
+    const format::ValueSlots& slots = tmpl->sets()[at++];
+    assert(slots.count == m.offsets.size());
+    uint8_t* out = rec + slots.first;
+    const size_t stride = slots.stride;
+    // The bytes as they are (a float or double is not converted, so even a
+    // signalling NaN is kept), in the archive's big-endian order.
+    switch (m.mmv_type) {
+      case MmvType::kI32:
+      case MmvType::kU32:
+      case MmvType::kFloat:
+        for (uint32_t off : m.offsets) {
+          format::StoreBig32(out, format::LoadNative<uint32_t>(in + off));
+          out += stride;
+        }
+        break;
+      default:  // kI64, kU64, kDouble
+        for (uint32_t off : m.offsets) {
+          format::StoreBig64(out, format::LoadNative<uint64_t>(in + off));
+          out += stride;
+        }
+        break;
+    }
+  }
+  return at;
+}
+
+size_t FillValueSets(const MappedFile& file, std::span<const uint8_t> image,
+                     int64_t now_usec, format::Result* result, size_t at) {
+  const MmvFile& f = *file.mmv;
+  for (const MappedMetric& m : file.metrics) {
+    // Reuse the set (and its values' capacity) left from the last sample.
+    if (at >= result->sets.size()) result->sets.emplace_back();
+    format::ValueSet& set = result->sets[at++];
+    set.values.clear();
+    set.error = 0;
+    set.pmid = m.desc.pmid;
+    set.type = m.desc.type;
+    set.values.reserve(m.values.size());
+    if (!file.sentinel && m.mmv_type != MmvType::kString && m.mmv_type != MmvType::kElapsed &&
+        image.size() >= f.size) {
+      // The hot path: a fixed-size number straight from the image (entries
+      // were bounds-checked when the file was parsed and the image has the
+      // same size).
+      for (uint32_t idx : m.values) {
+        const format::MmvValueEntry& e = f.values[idx];
+        const uint8_t* p = image.data() + e.offset;
+        format::ResultValue& rv = set.values.emplace_back();
+        rv.inst = e.instance_index < 0 ? format::kInNull : e.instance;
+        switch (m.mmv_type) {
+          case MmvType::kI32: rv.i64 = format::LoadNative<int32_t>(p); break;
+          case MmvType::kU32: rv.u64 = format::LoadNative<uint32_t>(p); break;
+          case MmvType::kI64: rv.i64 = format::LoadNative<int64_t>(p); break;
+          case MmvType::kU64: rv.u64 = format::LoadNative<uint64_t>(p); break;
+          case MmvType::kFloat: rv.f64 = format::LoadNative<float>(p); break;
+          case MmvType::kDouble: rv.f64 = format::LoadNative<double>(p); break;
+          default: break;
+        }
+      }
+      continue;
+    }
+    for (uint32_t idx : m.values) {
+      const format::MmvValueEntry& e = f.values[idx];
+      absl::StatusOr<format::MmvValue> v = format::ReadMmvValue(image, f, e);
+      if (!v.ok()) {
+        set.values.clear();
+        set.error = kPmErrGeneric;
+        break;
+      }
+      format::ResultValue rv;
+      rv.inst = e.instance_index < 0 ? format::kInNull : e.instance;
+      switch (m.mmv_type) {
+        case MmvType::kI32:
+        case MmvType::kI64:
+          if (file.sentinel && v->u64 == ~uint64_t{0}) continue;
+          rv.i64 = v->i64;
+          break;
+        case MmvType::kU32:
+        case MmvType::kU64:
+          if (file.sentinel && format::LoadNative<uint64_t>(image.data() + e.offset) == ~uint64_t{0}) {
+            continue;
+          }
+          rv.u64 = v->u64;
+          break;
+        case MmvType::kFloat:
+        case MmvType::kDouble:
+          // pmdammv compares with NaN (never equal) before 6.3.1; isnan is
+          // what SENTINEL means.
+          if (file.sentinel && std::isnan(v->f64)) continue;
+          rv.f64 = v->f64;
+          break;
+        case MmvType::kString:
+          if (file.sentinel && v->str.empty()) continue;
+          rv.bytes = std::move(v->str);
+          break;
+        case MmvType::kElapsed:
+          if (file.sentinel && v->u64 == ~uint64_t{0}) continue;
+          rv.i64 = v->i64 + (v->extra < 0 ? now_usec + v->extra : 0);
+          break;
+        case MmvType::kNoSupport:
+          continue;
+      }
+      set.values.push_back(std::move(rv));
+    }
+  }
+  return at;
+}
+
+}  // namespace mmvlog::archiver

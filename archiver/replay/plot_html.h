@@ -1,0 +1,28 @@
+// replay --html: a Timeline as one self-contained HTML page: interactive,
+// zoomable charts (dygraphs, inlined: the page needs no network), one per
+// unit (plot_panels.h), each with its legend and the help text of its
+// metrics, counters as rates unless raw, gaps at <mark>s, times shown as
+// wall-clock times of the chosen zone.
+//
+// Structure, for tools and tests: each chart is <section class="panel"
+// data-units="..."> holding <div class="chart">, <div class="legend"> and
+// <dl class="help">.
+#ifndef MMVLOG_ARCHIVER_REPLAY_PLOT_HTML_H_
+#define MMVLOG_ARCHIVER_REPLAY_PLOT_HTML_H_
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "archiver/replay/plot_panels.h"
+#include "archiver/replay/replay.h"
+
+namespace mmvlog::archiver {
+
+// The page for `rows` of `t` (indices into t.rows, in time order).
+std::string RenderHtml(const Timeline& t, const std::vector<size_t>& rows,
+                       const PlotOptions& options);
+
+}  // namespace mmvlog::archiver
+
+#endif  // MMVLOG_ARCHIVER_REPLAY_PLOT_HTML_H_

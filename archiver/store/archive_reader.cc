@@ -1,0 +1,442 @@
+#include "archiver/store/archive_reader.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+#include <variant>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "archiver/store/posix_file.h"
+#include "archiver/store/read_stream.h"
+#include "format/archive_format.h"
+#include "format/archive_result.h"
+#include "format/endian.h"
+#include "format/errors.h"
+
+namespace mmvlog::archiver {
+namespace {
+
+using format::Timestamp;
+
+bool AllDigits(absl::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), absl::ascii_isdigit);
+}
+
+// Reads a small file (.meta, .index) whole: `path` itself, or compressed
+// under one of libpcp's suffixes (pmlogcompress leaves <base>.meta.xz).
+absl::StatusOr<std::vector<uint8_t>> ReadFileBytes(const std::string& path) {
+  std::string found = path;
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    for (const char* ext : {".xz", ".lzma", ".bz2", ".bz", ".gz", ".z", ".Z", ".zst"}) {
+      if (::stat((path + ext).c_str(), &st) == 0) {
+        found = path + ext;
+        break;
+      }
+    }
+  }
+  absl::StatusOr<std::unique_ptr<ReadStream>> in = OpenReadStream(found);
+  if (!in.ok()) return in.status();
+  return ReadWholeStream(**in);
+}
+
+// Reads the label at the start of a file's bytes; returns its frame size.
+absl::StatusOr<format::LogLabel> ReadLabel(const std::vector<uint8_t>& bytes,
+                                           const std::string& path,
+                                           format::RecordScanner* scanner) {
+  absl::StatusOr<std::optional<format::Frame>> frame = scanner->Next();
+  if (!frame.ok()) return format::WithContext(frame.status(), path);
+  if (!frame->has_value()) {
+    return absl::DataLossError(absl::StrCat(path, ": empty file, no archive label"));
+  }
+  absl::StatusOr<format::LogLabel> label = format::DecodeLogLabel((*frame)->payload);
+  if (!label.ok()) return format::WithContext(label.status(), absl::StrCat(path, ": label"));
+  (void)bytes;
+  return label;
+}
+
+}  // namespace
+
+const format::InDom* ArchiveMetadata::InDomAt(uint32_t indom, Timestamp t) const {
+  auto it = indoms.find(indom);
+  if (it == indoms.end()) return nullptr;
+  const format::InDom* best = nullptr;
+  for (const format::InDom& d : it->second) {
+    if (d.timestamp <= t) best = &d;
+  }
+  // Before the first observation, PCP uses the first one.
+  return best != nullptr ? best : &it->second.front();
+}
+
+const std::string* ArchiveMetadata::Text(uint32_t type, uint32_t ident) const {
+  for (const format::HelpText& t : texts) {
+    if (t.type == type && t.ident == ident) return &t.text;
+  }
+  return nullptr;
+}
+
+std::string MetaFileBase(absl::string_view file) {
+  file.remove_suffix(CompressionSuffix(file).size());
+  if (!absl::ConsumeSuffix(&file, ".meta")) return "";
+  return std::string(file);
+}
+
+bool ArchiveFileExists(const std::string& base, absl::string_view ext) {
+  struct stat st;
+  const std::string path = absl::StrCat(base, ext);
+  if (::stat(path.c_str(), &st) == 0) return true;
+  for (const char* c : {".xz", ".lzma", ".bz2", ".bz", ".gz", ".z", ".Z", ".zst"}) {
+    if (::stat((path + c).c_str(), &st) == 0) return true;
+  }
+  return false;
+}
+
+std::string ArchiveBaseName(absl::string_view name) {
+  std::string s(name);
+  // pmlogger_daily names end in digits ("20261122.04.11"): a name whose
+  // .meta exists is a base name already.
+  if (ArchiveFileExists(s, ".meta")) return s;
+  s.resize(s.size() - CompressionSuffix(s).size());
+  for (absl::string_view ext : {".meta", ".index"}) {
+    if (absl::EndsWith(s, ext)) return s.substr(0, s.size() - ext.size());
+  }
+  size_t dot = s.rfind('.');
+  size_t slash = s.rfind('/');
+  if (dot != std::string::npos && (slash == std::string::npos || dot > slash) &&
+      AllDigits(absl::string_view(s).substr(dot + 1))) {
+    return s.substr(0, dot);
+  }
+  return s;
+}
+
+absl::StatusOr<std::vector<VolumeFile>> ListVolumes(const std::string& base) {
+  const size_t slash = base.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : base.substr(0, slash);
+  const std::string stem = slash == std::string::npos ? base : base.substr(slash + 1);
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return absl::ErrnoToStatus(errno, absl::StrCat("open directory ", dir));
+  std::vector<VolumeFile> out;
+  while (struct dirent* e = ::readdir(d)) {
+    absl::string_view f = e->d_name;
+    if (!absl::StartsWith(f, stem + ".")) continue;
+    absl::string_view rest = f.substr(stem.size() + 1);
+    const absl::string_view suffix = CompressionSuffix(rest);
+    rest.remove_suffix(suffix.size());
+    int64_t n;
+    if (!AllDigits(rest) || !absl::SimpleAtoi(rest, &n)) continue;
+    out.push_back({n, absl::StrCat(dir, "/", f), !suffix.empty()});
+  }
+  ::closedir(d);
+  std::sort(out.begin(), out.end(), [](const VolumeFile& a, const VolumeFile& b) {
+    return a.number != b.number ? a.number < b.number : a.path < b.path;
+  });
+  return out;
+}
+
+absl::StatusOr<std::unique_ptr<ArchiveReader>> ArchiveReader::Open(absl::string_view name) {
+  std::unique_ptr<ArchiveReader> r(new ArchiveReader());
+  r->base_ = ArchiveBaseName(name);
+  absl::StatusOr<std::vector<VolumeFile>> volumes = ListVolumes(r->base_);
+  if (!volumes.ok()) return volumes.status();
+  for (size_t i = 1; i < volumes->size(); ++i) {
+    if ((*volumes)[i].number == (*volumes)[i - 1].number) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "both ", (*volumes)[i - 1].path, " and ", (*volumes)[i].path, " exist"));
+    }
+  }
+  for (VolumeFile& v : *volumes) {
+    r->volume_paths_.push_back(std::move(v.path));
+    r->volume_numbers_.push_back(v.number);
+  }
+  if (absl::Status s = r->ReadMeta(); !s.ok()) return s;
+  if (absl::Status s = r->ReadIndex(); !s.ok()) return s;
+  if (r->volume_paths_.empty()) {
+    return absl::NotFoundError(absl::StrCat(r->base_, ": no volumes (", r->base_, ".0)"));
+  }
+  return r;
+}
+
+absl::Status ArchiveReader::ReadMeta() {
+  const std::string path = base_ + ".meta";
+  absl::StatusOr<std::vector<uint8_t>> bytes = ReadFileBytes(path);
+  if (!bytes.ok()) return bytes.status();
+  format::RecordScanner scanner(*bytes, 0);
+  absl::StatusOr<format::LogLabel> label = ReadLabel(*bytes, path, &scanner);
+  if (!label.ok()) return label.status();
+  label_ = *label;
+  if (label_.volume != format::kVolumeMeta) {
+    return absl::DataLossError(absl::StrCat(path, ": label volume ", label_.volume,
+                                            ", expected -1 for .meta"));
+  }
+  for (;;) {
+    const uint64_t at = scanner.offset();
+    absl::StatusOr<std::optional<format::Frame>> frame = scanner.Next();
+    if (!frame.ok()) {
+      if (absl::IsOutOfRange(frame.status())) {
+        warnings_.push_back(absl::StrCat(path, ": ", frame.status().message(),
+                                         ": metadata ends at offset ", at));
+        break;
+      }
+      return format::WithContext(frame.status(), path);
+    }
+    if (!frame->has_value()) break;
+    absl::StatusOr<format::MetaRecord> rec =
+        format::DecodeMetaRecord(label_.version, (*frame)->payload, (*frame)->offset);
+    if (!rec.ok()) return format::WithContext(rec.status(), path);
+    if (auto* desc = std::get_if<format::Desc>(&*rec)) {
+      meta_.desc_by_pmid[desc->pmid] = meta_.descs.size();
+      for (const std::string& n : desc->names) meta_.pmid_by_name[n] = desc->pmid;
+      meta_.descs.push_back(std::move(*desc));
+    } else if (auto* indom = std::get_if<format::InDom>(&*rec)) {
+      auto& history = meta_.indoms[indom->indom];
+      if (indom->delta) {
+        if (history.empty()) {
+          return absl::DataLossError(absl::StrCat(
+              path, ": offset ", (*frame)->offset, ": delta for indom ",
+              indom->indom, " before any full record"));
+        }
+        format::InDom full = history.back();
+        full.timestamp = indom->timestamp;
+        for (const format::InDomInstance& i : indom->instances) {
+          auto it = std::find_if(full.instances.begin(), full.instances.end(),
+                                 [&](const format::InDomInstance& x) { return x.inst == i.inst; });
+          if (i.deleted) {
+            if (it != full.instances.end()) full.instances.erase(it);
+          } else if (it != full.instances.end()) {
+            it->name = i.name;
+          } else {
+            full.instances.push_back(i);
+          }
+        }
+        history.push_back(std::move(full));
+      } else {
+        history.push_back(std::move(*indom));
+      }
+    } else if (auto* labels = std::get_if<format::LabelRecord>(&*rec)) {
+      meta_.labels.push_back(std::move(*labels));
+    } else if (auto* text = std::get_if<format::HelpText>(&*rec)) {
+      meta_.texts.push_back(std::move(*text));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ArchiveReader::ReadIndex() {
+  const std::string path = base_ + ".index";
+  absl::StatusOr<std::vector<uint8_t>> bytes = ReadFileBytes(path);
+  if (!bytes.ok()) {
+    // The temporal index is optional (LOGARCHIVE(5)).
+    if (absl::IsNotFound(bytes.status())) {
+      warnings_.push_back(absl::StrCat(path, ": missing"));
+      return absl::OkStatus();
+    }
+    return bytes.status();
+  }
+  format::RecordScanner scanner(*bytes, 0);
+  absl::StatusOr<format::LogLabel> label = ReadLabel(*bytes, path, &scanner);
+  if (!label.ok()) return label.status();
+  if (label->version != label_.version) {
+    return absl::DataLossError(absl::StrCat(path, ": version ", label->version,
+                                            " differs from .meta's ", label_.version));
+  }
+  const size_t entry = label_.version == format::kLogVersion2 ? format::kIndexEntryV2
+                                                              : format::kIndexEntryV3;
+  uint64_t at = scanner.offset();
+  while (at + entry <= bytes->size()) {
+    absl::StatusOr<format::IndexEntry> e = format::DecodeIndexEntry(
+        label_.version, std::span<const uint8_t>(bytes->data() + at, entry));
+    if (!e.ok()) return format::WithContext(e.status(), absl::StrCat(path, ": offset ", at));
+    index_.push_back(*e);
+    at += entry;
+  }
+  if (at != bytes->size()) {
+    warnings_.push_back(absl::StrCat(path, ": torn index entry at offset ", at, " (",
+                                     bytes->size() - at, " bytes) ignored"));
+  }
+  return absl::OkStatus();
+}
+
+void ArchiveReader::StartAt(const format::IndexEntry& e) {
+  for (size_t i = 0; i < volume_numbers_.size(); ++i) {
+    if (volume_numbers_[i] != e.volume) continue;
+    next_volume_ = i;
+    start_offset_ = e.data_offset;
+    return;
+  }
+}
+
+absl::Status ArchiveReader::LoadVolume(size_t i, uint64_t start) {
+  volume_path_ = volume_paths_[i];
+  buffer_offset_ = 0;
+  filled_ = 0;
+  at_end_ = false;
+  absl::StatusOr<std::unique_ptr<ReadStream>> in = OpenReadStream(volume_path_);
+  if (!in.ok()) return in.status();
+  volume_ = std::move(*in);
+  volume_compressed_ = !CompressionSuffix(volume_path_).empty();
+  // The label alone first when a skip follows (its frame is a few hundred
+  // bytes); else the first chunk, records and all (a start near the label
+  // is reached by reading on).
+  constexpr uint64_t kLabelRead = 4096;
+  const bool skip = start > kLabelRead;
+  if (skip) {
+    buffer_.resize(kLabelRead);
+    absl::StatusOr<size_t> n = volume_->Read(buffer_);
+    if (!n.ok()) return n.status();
+    filled_ = *n;
+    at_end_ = filled_ < kLabelRead;
+    scanner_ = std::make_unique<format::RecordScanner>(
+        std::span<const uint8_t>(buffer_.data(), filled_), 0);
+  } else if (absl::Status s = Refill(0, 0); !s.ok()) {
+    return s;
+  }
+  if (!damage_.ok() && filled_ < format::kLabelV2PayloadSize + format::kFrameOverhead) {
+    return TakeDamage();  // damaged before the label's end: say how, not "empty"
+  }
+  absl::StatusOr<format::LogLabel> label = ReadLabel(buffer_, volume_path_, scanner_.get());
+  if (!label.ok()) return label.status();
+  if (label->version != label_.version || label->hostname != label_.hostname) {
+    return absl::DataLossError(absl::StrCat(volume_path_,
+                                            ": label does not match the archive's .meta label"));
+  }
+  if (skip && !at_end_) {
+    if (absl::Status s = volume_->SkipTo(start); !s.ok()) {
+      damage_ = s;  // damage before the start: nothing after it is read
+      return TakeDamage();
+    }
+    if (volume_->position() != start) {  // the volume ends before `start`
+      scanner_.reset();
+      return absl::OkStatus();
+    }
+    buffer_offset_ = start;
+    filled_ = 0;
+    if (absl::Status s = Refill(start, 0); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ArchiveReader::Refill(uint64_t at, uint64_t need) {
+  // A few MB: large enough that a record rarely straddles two reads, small
+  // enough to stay in the cache between the kernel's copy and the decoder.
+  constexpr uint64_t kReadChunk = 4 << 20;
+  const size_t keep = static_cast<size_t>(at - buffer_offset_);
+  if (keep > 0 && keep < filled_) {
+    std::memmove(buffer_.data(), buffer_.data() + keep, filled_ - keep);
+  }
+  filled_ -= std::min(keep, filled_);
+  buffer_offset_ = at;
+  size_t want = static_cast<size_t>(std::max(kReadChunk, need));
+  if (want <= filled_) want = filled_ + kReadChunk;  // always read on
+  // The stream is read on from where it stopped (buffer_offset_ + filled_),
+  // a chunk at a time: a damaged length claiming gigabytes costs no more
+  // memory than the stream holds.
+  while (filled_ < want && !at_end_) {
+    const size_t target = std::min(want, filled_ + static_cast<size_t>(kReadChunk));
+    if (buffer_.size() < target) buffer_.resize(target);
+    absl::StatusOr<size_t> n =
+        volume_->Read(std::span<uint8_t>(buffer_).subspan(filled_, target - filled_));
+    if (!n.ok()) {
+      // Damage in a compressed stream: the records before it stay readable.
+      damage_ = n.status();
+      at_end_ = true;
+      break;
+    }
+    const bool short_read = *n < target - filled_;  // a stream reads less only at its end
+    filled_ += *n;
+    if (short_read) {
+      // The end, or damage after the bytes just read: the next read says.
+      at_end_ = true;
+      uint8_t probe[1];
+      absl::StatusOr<size_t> more = volume_->Read(probe);
+      if (!more.ok()) {
+        damage_ = more.status();
+      } else if (*more > 0) {
+        return absl::InternalError(absl::StrCat(volume_path_, ": stream read short before its end"));
+      }
+    }
+  }
+  scanner_ = std::make_unique<format::RecordScanner>(
+      std::span<const uint8_t>(buffer_.data(), filled_), buffer_offset_);
+  return absl::OkStatus();
+}
+
+uint64_t ArchiveReader::RecordNeeds(uint64_t at) {
+  const size_t pos = static_cast<size_t>(at - buffer_offset_);
+  if (filled_ - pos < 4) return 0;
+  const uint64_t length = format::LoadBig32(buffer_.data() + pos);
+  if (volume_compressed_) return length;  // Refill grows only as the data goes
+  // A damaged length can claim up to 4 GB: never read past the file.
+  absl::StatusOr<struct stat> st = StatPath(volume_path_);
+  if (!st.ok()) return length;
+  const uint64_t size = static_cast<uint64_t>(st->st_size);
+  return std::min(length, size > at ? size - at : 0);
+}
+
+absl::Status ArchiveReader::TakeDamage() {
+  absl::Status s = std::exchange(damage_, absl::OkStatus());
+  scanner_.reset();
+  next_volume_ = volume_paths_.size();  // nothing after damage is trusted
+  return s;
+}
+
+absl::StatusOr<std::optional<format::DecodedResult>> ArchiveReader::Next() {
+  format::DecodedResult result;
+  absl::StatusOr<bool> more = NextInto(&result);
+  if (!more.ok()) return more.status();
+  if (!*more) return std::nullopt;
+  return std::optional<format::DecodedResult>(std::move(result));
+}
+
+absl::StatusOr<bool> ArchiveReader::NextInto(format::DecodedResult* result) {
+  for (;;) {
+    if (scanner_ == nullptr) {
+      if (next_volume_ >= volume_paths_.size()) return false;
+      const uint64_t start = std::exchange(start_offset_, 0);
+      if (absl::Status s = LoadVolume(next_volume_++, start); !s.ok()) return s;
+      if (scanner_ == nullptr) continue;
+    }
+    const uint64_t at = scanner_->offset();
+    absl::StatusOr<std::optional<format::Frame>> frame = scanner_->Next();
+    if (!frame.ok()) {
+      if (!absl::IsOutOfRange(frame.status())) {
+        return format::WithContext(frame.status(), volume_path_);
+      }
+      // The record runs past what is buffered: read on, unless that is
+      // the end of the file (a torn tail).
+      if (!at_end_) {
+        if (absl::Status s = Refill(at, RecordNeeds(at)); !s.ok()) return s;
+        continue;
+      }
+      if (!damage_.ok()) return TakeDamage();
+      warnings_.push_back(absl::StrCat(volume_path_, ": ", frame.status().message(),
+                                       ": data ends at offset ", at));
+      scanner_.reset();
+      continue;
+    }
+    if (!frame->has_value()) {
+      if (!at_end_) {
+        if (absl::Status s = Refill(at, 0); !s.ok()) return s;
+        continue;
+      }
+      if (!damage_.ok()) return TakeDamage();
+      scanner_.reset();
+      continue;
+    }
+    if (absl::Status s = format::DecodeResultInto(label_.version, (*frame)->payload,
+                                                  (*frame)->offset, result);
+        !s.ok()) {
+      return format::WithContext(s, volume_path_);
+    }
+    return true;
+  }
+}
+
+}  // namespace mmvlog::archiver

@@ -1,0 +1,161 @@
+// ArchiveReader: reads a PCP archive (v2 or v3, any number of volumes)
+// written by mmvlog or by PCP itself, its volumes and .meta plain or
+// compressed under any suffix libpcp reads (<base>.N.xz, <base>.meta.xz,
+// .lzma, .bz2, .bz, .gz, .z, .Z, .zst; archiver/store/read_stream.h), mixed.
+//
+// Open() reads the whole .meta (descriptors, instance domains over time,
+// labels, help text); Next() returns results in file order (time order for
+// any archive PCP accepts). A volume is read a few megabytes at a time (at
+// least one whole record), so memory does not grow with its size, whether
+// it is compressed or not. Damage in a compressed stream is an error naming
+// the file and the offset in the decompressed stream, returned after every
+// record before it.
+//
+// Damage: a record that runs past the end of its file (a torn tail, left by a
+// crash) ends that file's data and is reported in warnings(), not as an
+// error; anything else inconsistent is DataLoss naming the file and offset.
+#ifndef MMVLOG_ARCHIVER_STORE_ARCHIVE_READER_H_
+#define MMVLOG_ARCHIVER_STORE_ARCHIVE_READER_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "archiver/store/posix_file.h"
+#include "archiver/store/read_stream.h"
+#include "format/archive_framing.h"
+#include "format/archive_index.h"
+#include "format/archive_label.h"
+#include "format/archive_meta.h"
+#include "format/archive_result.h"
+
+namespace mmvlog::archiver {
+
+// Everything in .meta, in file order where order matters.
+struct ArchiveMetadata {
+  std::vector<format::Desc> descs;  // in file order
+  absl::flat_hash_map<uint32_t, size_t> desc_by_pmid;
+  absl::flat_hash_map<std::string, uint32_t> pmid_by_name;
+  // Per indom: every observation, deltas applied (each entry is a full set).
+  absl::flat_hash_map<uint32_t, std::vector<format::InDom>> indoms;
+  std::vector<format::LabelRecord> labels;
+  std::vector<format::HelpText> texts;
+
+  const format::Desc* Desc(uint32_t pmid) const {
+    auto it = desc_by_pmid.find(pmid);
+    return it == desc_by_pmid.end() ? nullptr : &descs[it->second];
+  }
+  // The instance domain in force at `t` (latest observation at or before t),
+  // or nullptr.
+  const format::InDom* InDomAt(uint32_t indom, format::Timestamp t) const;
+  // Help text of `type` (kTextOneLine/kTextHelp | kTextPmid/kTextIndom).
+  const std::string* Text(uint32_t type, uint32_t ident) const;
+};
+
+// The base name of an archive's metadata file ("dir/base.meta" or
+// "dir/base.meta.xz", ...), or "" for another name.
+std::string MetaFileBase(absl::string_view file);
+
+// Whether `base` has a file with extension `ext` (".meta", ".0"), plain or
+// compressed.
+bool ArchiveFileExists(const std::string& base, absl::string_view ext);
+
+// Splits "dir/base.0", "dir/base.meta", "dir/base.index", "dir/base.3.zst"
+// or "dir/base" into "dir/base". A name whose ".meta" exists is taken as a
+// base name as it is (pmlogger_daily names such as 20261122.04.11 end in
+// digits).
+std::string ArchiveBaseName(absl::string_view name);
+
+// One volume file of an archive.
+struct VolumeFile {
+  int64_t number = 0;
+  std::string path;
+  bool compressed = false;  // <base>.N.xz, .bz2, .gz, .zst, ... (read_stream.h)
+};
+
+// The volume files of `base` (<base>.N and <base>.N.zst), by number.
+// Errors: the directory cannot be read.
+absl::StatusOr<std::vector<VolumeFile>> ListVolumes(const std::string& base);
+
+class ArchiveReader {
+ public:
+  // Opens by base name or the name of any of its files.
+  static absl::StatusOr<std::unique_ptr<ArchiveReader>> Open(absl::string_view name);
+
+  const format::LogLabel& label() const { return label_; }
+  const ArchiveMetadata& meta() const { return meta_; }
+  const std::string& base() const { return base_; }
+  // Volume files in order, e.g. {"a.0", "a.1.zst"}.
+  const std::vector<std::string>& volumes() const { return volume_paths_; }
+  const std::vector<format::IndexEntry>& index() const { return index_; }
+
+  // Makes reading begin at index entry `e` (LOGARCHIVE(5)): its volume, at
+  // its offset, so the records before it (none later than its time) are
+  // not read; a compressed .xz volume is entered at the block holding the
+  // offset. An entry naming a volume the archive does not have changes
+  // nothing. Call before the first Next.
+  void StartAt(const format::IndexEntry& e);
+
+  // The next result (or <mark>); nullopt after the last. The spans inside
+  // point into a buffer that stays valid until the next call.
+  absl::StatusOr<std::optional<format::DecodedResult>> Next();
+
+  // The same, decoded into `*result` and reusing its memory (for reading
+  // many records): true with the next result, false after the last. On
+  // error `*result` must not be used.
+  absl::StatusOr<bool> NextInto(format::DecodedResult* result);
+
+  // Torn tails and other recoverable findings, one line each, naming file
+  // and offset.
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+ private:
+  ArchiveReader() = default;
+  absl::Status ReadMeta();
+  absl::Status ReadIndex();
+  // Opens volume i and reads its label; then reading starts at `start` if
+  // that is past the label (the bytes between are skipped).
+  absl::Status LoadVolume(size_t i, uint64_t start);
+  // Moves the bytes from file offset `at` on to the front of buffer_ and
+  // reads on, until buffer_ holds at least max(kReadChunk, need) bytes or
+  // the end of the file; restarts scanner_ at `at`.
+  absl::Status Refill(uint64_t at, uint64_t need);
+  // Bytes the record at `at` needs in the buffer (its length when buffered,
+  // at most what the file holds from `at` on); 0 when not known.
+  uint64_t RecordNeeds(uint64_t at);
+  // Returns (and clears) the decompression error met in this volume, after
+  // the records before it were returned; reading stops there.
+  absl::Status TakeDamage();
+
+  std::string base_;
+  format::LogLabel label_;
+  ArchiveMetadata meta_;
+  std::vector<format::IndexEntry> index_;
+  std::vector<std::string> volume_paths_;
+  std::vector<int64_t> volume_numbers_;  // of volume_paths_
+  uint64_t start_offset_ = 0;            // in volume next_volume_ (StartAt)
+  std::vector<std::string> warnings_;
+  size_t next_volume_ = 0;
+  // The current volume: scanner_ walks buffer_[0, filled_), the file's
+  // bytes from offset buffer_offset_; at_end_ once they run to the end of
+  // the stream (a compressed volume is decompressed as it is read).
+  std::string volume_path_;
+  std::unique_ptr<ReadStream> volume_;
+  bool volume_compressed_ = false;
+  absl::Status damage_;
+  std::vector<uint8_t> buffer_;
+  uint64_t buffer_offset_ = 0;
+  size_t filled_ = 0;
+  bool at_end_ = false;
+  std::unique_ptr<format::RecordScanner> scanner_;
+};
+
+}  // namespace mmvlog::archiver
+
+#endif  // MMVLOG_ARCHIVER_STORE_ARCHIVE_READER_H_
