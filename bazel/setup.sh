@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
 # Installs every Debian package mmvlog's build, tests and benchmarks need.
 # Idempotent: does nothing when everything is already there.
-# Usage: bash bazel/setup.sh [--no-pcp]   (--no-pcp: build and demo only)
+# Usage: bash bazel/setup.sh [--no-pcp] [--pcp7 TARBALL]
+#   --no-pcp        build and demo only
+#   --pcp7 TARBALL  also build PCP 7.2.0 from its source tarball into /opt/pcp7 (or
+#                   $MMVLOG_PCP7) with bazel/pcp7_build.sh: the second oracle of the
+#                   tests in tests/pcp (tests/pcp/pcp7.py). A no-op once built (its
+#                   .built-7.2.0 stamp exists). Without it those tests skip, saying so;
+#                   in CI ($MMVLOG_REQUIRE_PCP7=1) they fail.
 set -euo pipefail
 
 # libcli11-dev: the command line (header-only CLI11); libjs-dygraphs: the
@@ -25,7 +31,17 @@ PCP_LIBS=(libpcp3-dev libpcp-mmv1-dev libpcp-import1-dev python3-pcp xz-utils li
 PCP_PKGS=(pcp redis-server)
 
 want_pcp=1
-[[ "${1:-}" == "--no-pcp" ]] && want_pcp=0
+pcp7_tarball=""
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --no-pcp) want_pcp=0 ;;
+    --pcp7)
+      [[ $# -ge 2 ]] || { echo "setup: --pcp7 needs PCP 7.2.0's source tarball" >&2; exit 2; }
+      pcp7_tarball=$2; shift ;;
+    *) echo "usage: bash bazel/setup.sh [--no-pcp] [--pcp7 TARBALL]" >&2; exit 2 ;;
+  esac
+  shift
+done
 
 missing() {
   local p out=()
@@ -73,5 +89,16 @@ if [[ $want_pcp -eq 1 && ! -f /var/lib/pcp/pmns/root ]]; then
   # Rebuild writes "root" in the current directory: run it in its own.
   (cd /var/lib/pcp/pmns && $SUDO ./Rebuild -u) || { echo "setup: cannot build PCP's namespace" >&2; exit 1; }
   [[ -f /var/lib/pcp/pmns/root ]] || { echo "setup: PCP's namespace was not built" >&2; exit 1; }
+fi
+if [[ -n "$pcp7_tarball" ]]; then
+  # Its own build dependencies (bison, flex, libuv1-dev, ...) are installed by
+  # the script, from Debian's archive, only when missing.
+  pcp7_prefix=${MMVLOG_PCP7:-/opt/pcp7}
+  if [[ -e "$pcp7_prefix/.built-7.2.0" ]]; then
+    echo "setup: PCP 7.2.0 already built in $pcp7_prefix"
+  else
+    $SUDO env MMVLOG_PCP7="$pcp7_prefix" bash "$(dirname "$0")/pcp7_build.sh" "$pcp7_tarball" \
+      "$pcp7_prefix" || { echo "setup: building PCP 7.2.0 failed" >&2; exit 1; }
+  fi
 fi
 echo "setup: all packages present"
