@@ -1,11 +1,13 @@
 #include "format/pm_desc_text.h"
 
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "format/archive_format.h"
@@ -160,6 +162,19 @@ absl::StatusOr<PmUnits> ParseUnits(absl::string_view text) {
     if (token == "/") {
       if (denominator) return UnitsError(text, "'/' appears twice");
       denominator = true;
+      continue;
+    }
+    // PCP 7.2's extra unit: "power (W)", first on its side of the "/".
+    if (i + 1 < tokens.size() && absl::StartsWith(tokens[i + 1], "(") &&
+        absl::EndsWith(tokens[i + 1], ")")) {
+      std::optional<std::pair<int, int>> extra = ExtraUnitFromText(
+          token, tokens[i + 1].substr(1, tokens[i + 1].size() - 2));
+      if (!extra) return UnitsError(text, absl::StrCat("unknown unit \"", token, "\""));
+      if (u.extra_unit != 0) return UnitsError(text, "two extra units");
+      u.extra_unit = denominator ? -extra->first : extra->first;
+      u.extra_scale = extra->second;
+      if (denominator) term_after_slash = true;
+      ++i;
       continue;
     }
     int which;  // 0 space, 1 time, 2 count

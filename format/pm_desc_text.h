@@ -37,9 +37,10 @@ std::string SemanticsName(int32_t sem);
 // Return values: the PM_SEM_* value; InvalidArgument for anything else.
 absl::StatusOr<int32_t> ParseSemantics(absl::string_view text);
 
-// Inverse of UnitsToString (pmUnitsStr): "Kbyte / sec", "count x 10^3",
-// "millisec", "/ sec", "byte^2 / sec count", "x 10^-2", "" and pmPrintDesc's
-// "none" for no units. The result is canonical: a dimension's scale is 0
+// Inverse of UnitsToString (pmUnitsStr, 7.2 and 6.0.3): "Kbyte / sec",
+// "count x 10^3", "millisec", "/ sec", "byte^2 / sec count", "x 10^-2",
+// "power (W) hour", "/ temperature (C)", "" and pmPrintDesc's "none" for no
+// units. The result is canonical: a dimension's scale is 0
 // when the dimension is, since pmUnitsStr does not print it. Two spellings
 // are ambiguous in pmUnitsStr and read the simpler way: "count x 10^2"
 // (scale 2, not scale 1 squared) and "count x 10^3^2" (scale 3 squared).

@@ -249,7 +249,19 @@ absl::StatusOr<MappedFile> MmvMapper::Map(const std::string& name,
       mm.desc.type = PcpType(m.type);
       mm.desc.sem = m.semantics == format::kMmvSemUnset ? format::kSemCounter : m.semantics;
       format::PmUnits units = format::UnitsFromWord(m.units);
-      units.pad = 0;  // PCP 7.2 gives the pad byte a meaning: never pass garbage on
+      // PCP 7.2's extra units (temperature, voltage, current, power) are
+      // kept as pmdammv keeps the whole word (mmv.c create_metric). Bits
+      // 7.2 does not know are what a writer for older PCP left in the pad
+      // byte: pmdammv would pass them on, and 7.2's pminfo then reports the
+      // descriptor as an error; they are dropped, saying so.
+      if (!format::ExtraUnitsValid(units)) {
+        out.warnings.push_back(absl::StrCat(
+            full, ": units word 0x", absl::Hex(m.units, absl::kZeroPad8),
+            " has extra-unit bits PCP 7.2 does not know (unit ", units.extra_unit,
+            ", scale ", units.extra_scale, "); recorded without them"));
+        units.extra_unit = 0;
+        units.extra_scale = 0;
+      }
       if (m.type == MmvType::kElapsed) {
         units = {};
         units.dim_time = 1;

@@ -545,7 +545,7 @@ TEST(MmvMappingDescs, NoSupportMetricsAreNotExported) {
   EXPECT_TRUE(AnyWarningHas(*f, "mmv.n.unsupported"));
 }
 
-TEST(MmvMappingDescs, UnitsAreCopiedWithThePadByteZeroed) {
+TEST(MmvMappingDescs, ExtraUnitsAreKeptUnknownBitsDropped) {
   format::PmUnits u;
   u.dim_space = 1;
   u.dim_time = -1;
@@ -553,15 +553,25 @@ TEST(MmvMappingDescs, UnitsAreCopiedWithThePadByteZeroed) {
   u.scale_time = format::kTimeSec;
   const uint32_t clean = format::UnitsToWord(u);
   MmvSpec spec;
-  MmvSpecMetric m = Metric("rate", 1, MmvType::kDouble, format::kMmvSemInstant);
-  m.units = clean | 0xa5;  // garbage in the pad byte
-  spec.metrics = {m};
+  MmvSpecMetric garbage = Metric("rate", 1, MmvType::kDouble, format::kMmvSemInstant);
+  garbage.units = clean | 0xa5;  // extraUnit -12: garbage in the old pad byte
+  MmvSpecMetric energy = Metric("energy", 2, MmvType::kU64, format::kMmvSemCounter);
+  energy.units = 0x1005022;  // PCP 7.2: power (W) hour
+  MmvSpecMetric temp = Metric("temp", 3, MmvType::kDouble, format::kMmvSemInstant);
+  temp.units = 0x9;  // temperature (C)
+  spec.metrics = {garbage, energy, temp};
   MmvMapper mapper;
   absl::StatusOr<MappedFile> f = MapSpec(mapper, "u", spec);
   ASSERT_OK(f);
-  ASSERT_THAT(f->metrics, SizeIs(1));
+  ASSERT_THAT(f->metrics, SizeIs(3));
   EXPECT_EQ(f->metrics[0].desc.units, clean);
-  EXPECT_EQ(format::UnitsFromWord(f->metrics[0].desc.units).pad, 0);
+  EXPECT_TRUE(AnyWarningHas(*f, "mmv.u.rate: units word 0x1f0230a5 has extra-unit bits"));
+  EXPECT_EQ(f->metrics[1].desc.units, 0x1005022u);
+  EXPECT_EQ(format::UnitsToString(format::UnitsFromWord(f->metrics[1].desc.units)),
+            "power (W) hour");
+  EXPECT_EQ(f->metrics[2].desc.units, 0x9u);
+  EXPECT_FALSE(AnyWarningHas(*f, "mmv.u.energy"));
+  EXPECT_FALSE(AnyWarningHas(*f, "mmv.u.temp"));
 }
 
 TEST(MmvMappingDescs, ItemAbove1023IsSkipped) {
