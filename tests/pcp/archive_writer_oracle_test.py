@@ -1,10 +1,12 @@
-"""mmvlog's ArchiveWriter against real PCP 6.0.3.
+"""mmvlog's ArchiveWriter against real PCP, 6.0.3 and 7.2.
 
 For archive versions 2 and 3, archive_writer_tool writes a deterministic
 archive with ArchiveWriter (every value type, an instance domain that grows
 and shrinks, labels of every kind, help text, a <mark>, an error value set
 and a new volume every 4 results) and prints, as JSON, exactly what it
-wrote. The test then checks that real PCP reads back exactly that:
+wrote. The test then checks that real PCP, Debian's 6.0.3 and 7.2 (its
+pmlogcheck, pmlogdump and libpcp, tests/pcp/pcp7.py), reads back exactly
+that:
 
   a. pmlogcheck -v exits 0 and prints nothing beyond what it prints for a
      good archive written by PCP's own LOGIMPORT; its record counts match;
@@ -29,6 +31,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pcp7  # noqa: E402
 import pcp_oracle as o  # noqa: E402
 
 TOOL = os.path.join(os.environ.get("TEST_SRCDIR", ""), "mmvlog/tests/pcp/archive_writer_tool")
@@ -100,8 +103,20 @@ class Expected:
         return o.typed_value(self.by_pmid[pmid]["type"], v)
 
 
+def need(pcp):
+    """PCP 7.2 is there, or the subtest skips (fails in CI) saying why."""
+    if pcp == "7":
+        pcp7.require()
+
+
 class ArchiveWriterOracleTest(unittest.TestCase):
     maxDiff = None
+
+    def cases(self):
+        """(pcp, archive version, base, expected): each archive read by PCP
+        6.0.3 and by 7.2, which must read back the same."""
+        return [(pcp, version, base, exp) for pcp in ("6", "7")
+                for version, (base, exp) in self.archives.items()]
 
     @classmethod
     def setUpClass(cls):
@@ -113,9 +128,10 @@ class ArchiveWriterOracleTest(unittest.TestCase):
     # -- a. pmlogcheck -------------------------------------------------------
 
     def test_pmlogcheck(self):
-        for version, (base, exp) in self.archives.items():
-            with self.subTest(version=version):
-                rc, out, unexpected, counts = o.run_pmlogcheck(base)
+        for pcp, version, base, exp in self.cases():
+            with self.subTest(pcp=pcp, version=version):
+                need(pcp)
+                rc, out, unexpected, counts = o.run_pmlogcheck(base, pcp)
                 self.assertEqual(rc, 0, out)
                 self.assertEqual(unexpected, [], out)
                 nres = len(exp.results)
@@ -143,10 +159,11 @@ class ArchiveWriterOracleTest(unittest.TestCase):
     # -- b. pmdumplog --------------------------------------------------------
 
     def test_pmdumplog_label(self):
-        for version, (base, exp) in self.archives.items():
-            with self.subTest(version=version):
+        for pcp, version, base, exp in self.cases():
+            with self.subTest(pcp=pcp, version=version):
+                need(pcp)
                 for flag in ("-l", "-L"):
-                    rc, out, err = o.run(["pmdumplog", flag, "-Z", "UTC", "-xxx", base])
+                    rc, out, err = o.run(["pmdumplog", flag, "-Z", "UTC", "-xxx", base], pcp)
                     self.assertEqual(rc, 0, err)
                     self.assertEqual(err, "")
                     p = o.parse_pmdumplog(out)
@@ -161,9 +178,10 @@ class ArchiveWriterOracleTest(unittest.TestCase):
                         self.assertEqual(lab["pid"], TOOL_PID, out)
 
     def test_pmdumplog_index(self):
-        for version, (base, exp) in self.archives.items():
-            with self.subTest(version=version):
-                rc, out, err = o.run(["pmdumplog", "-t", "-Z", "UTC", "-xxx", base])
+        for pcp, version, base, exp in self.cases():
+            with self.subTest(pcp=pcp, version=version):
+                need(pcp)
+                rc, out, err = o.run(["pmdumplog", "-t", "-Z", "UTC", "-xxx", base], pcp)
                 self.assertEqual(rc, 0, err)
                 p = o.parse_pmdumplog(out)
                 self.assertEqual(p["unparsed"], [], out)
@@ -194,9 +212,10 @@ class ArchiveWriterOracleTest(unittest.TestCase):
                     self.assertIn(e["t"], stamps, out)
 
     def test_pmdumplog_all(self):
-        for version, (base, exp) in self.archives.items():
-            with self.subTest(version=version):
-                rc, out, err = o.run(["pmdumplog", "-a", "-h", "-e", "-Z", "UTC", "-xxx", base])
+        for pcp, version, base, exp in self.cases():
+            with self.subTest(pcp=pcp, version=version):
+                need(pcp)
+                rc, out, err = o.run(["pmdumplog", "-a", "-h", "-e", "-Z", "UTC", "-xxx", base], pcp)
                 self.assertEqual(rc, 0, err)
                 self.assertEqual(err, "")
                 p = o.parse_pmdumplog(out)
@@ -295,9 +314,10 @@ class ArchiveWriterOracleTest(unittest.TestCase):
     # -- c. libpcp -----------------------------------------------------------
 
     def test_libpcp(self):
-        for version, (base, exp) in self.archives.items():
-            with self.subTest(version=version):
-                got = o.read_with_libpcp(base)
+        for pcp, version, base, exp in self.cases():
+            with self.subTest(pcp=pcp, version=version):
+                need(pcp)
+                got = o.read_with_libpcp7(base) if pcp == "7" else o.read_with_libpcp(base)
                 self.check_label(exp, got)
                 self.check_descs(exp, got)
                 self.check_texts(exp, got)

@@ -10,6 +10,15 @@ subprocess.
                   .ci/run) a failure naming what is missing; elsewhere a
                   unittest.SkipTest with the same message.
     run(args)     a 7.2 tool, e.g. run(["pmlogcheck", "-v", base]).
+    tool(name)    the full path of a 7.2 program
+    compile_c(src, name), writer(name)
+                  a C program (tests/pcp/NAME.c for writer) built against
+                  7.2's headers and libraries, at test time
+    pmlogger_o(args, cwd, tmp_dir)
+                  7.2's `pmlogger -o` on the MMV files in tmp_dir/mmv
+    dump(base), pmlogcheck(base)
+                  7.2's pmlogdump and pmlogcheck
+    pcp6_env()    the environment for Debian's 6.0.3 tools (no PCP_CONF)
 """
 
 import os
@@ -53,8 +62,99 @@ def require():
 
 def run(args, **kw):
     """subprocess.run of a PCP 7.2 tool with its environment (text output)."""
-    kw.setdefault("capture_output", True)
+    if "stdout" not in kw and "stderr" not in kw:
+        kw.setdefault("capture_output", True)
+    elif kw.get("stderr") is subprocess.STDOUT:
+        kw.setdefault("stdout", subprocess.PIPE)
     kw.setdefault("text", True)
     e = env()
     e.update(kw.pop("env", {}))
     return subprocess.run(args, env=e, **kw)
+
+
+# ---------------------------------------------------------------------------
+# Tools, programs built against PCP 7.2, and its pmlogger -o.
+
+
+def tool(name):
+    """The full path of a PCP 7.2 program (bin/ or libexec/pcp/bin/)."""
+    for d in ("bin", os.path.join("libexec", "pcp", "bin")):
+        path = os.path.join(PREFIX, d, name)
+        if os.path.exists(path):
+            return path
+    raise AssertionError("PCP %s has no %s in %s" % (VERSION, name, PREFIX))
+
+
+def pcp6_env(extra=None):
+    """This process's environment for Debian's PCP 6.0.3 tools: libpcp 6.0.3
+    honours PCP_CONF too, so 7.2's must not leak into it."""
+    e = dict(os.environ)
+    e.pop("PCP_CONF", None)
+    if extra:
+        e.update(extra)
+    return e
+
+
+_compiled = {}
+
+
+def compile_c(src, name, libs=("pcp",)):
+    """`src` (a C file) compiled and linked against PCP 7.2's headers and
+    libraries (rpath: its lib/, whose sonames Debian's 6.0.3 shares), once
+    per test process, into $TEST_TMPDIR/pcp7-bin/NAME. Returns the path.
+    Built here rather than by Bazel: PCP 7.2 may be absent where the build
+    runs (its tests then skip), and nothing of the project links it."""
+    require()
+    if name in _compiled:
+        return _compiled[name]
+    out_dir = os.path.join(os.environ.get("TEST_TMPDIR", "/tmp"), "pcp7-bin")
+    os.makedirs(out_dir, exist_ok=True)
+    out = os.path.join(out_dir, name)
+    lib = os.path.join(PREFIX, "lib")
+    cmd = ["gcc", "-std=gnu11", "-O1", "-Wall", "-I" + os.path.join(PREFIX, "include"), src,
+           "-o", out, "-L" + lib, "-Wl,-rpath," + lib, "-Wl,--disable-new-dtags"]
+    cmd += ["-l" + l for l in libs]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise AssertionError("cannot build %s against PCP %s: %s\n%s" % (
+            src, VERSION, " ".join(cmd), p.stderr))
+    _compiled[name] = out
+    return out
+
+
+def runfile(path):
+    return os.path.join(os.environ["TEST_SRCDIR"], "mmvlog", path)
+
+
+def writer(name):
+    """tests/pcp/NAME.c (an MMV writer on libpcp_mmv) built against PCP 7.2's
+    libpcp_mmv: the same program the 6.0.3 tests run, as a 7.2 user's."""
+    return compile_c(runfile("tests/pcp/%s.c" % name), name + "-7.2", libs=("pcp_mmv", "pcp"))
+
+
+def pmlogger_o(args, cwd, tmp_dir, **kw):
+    """PCP 7.2's `pmlogger -o ARGS` (a local context: the MMV PMDA as a DSO
+    from PREFIX's pmcd.conf, no pmcd) reading the MMV files in
+    TMP_DIR/mmv; a Popen with stdout and stderr piped together."""
+    e = env()
+    e["PCP_TMP_DIR"] = tmp_dir
+    e["PCP_DERIVED_CONFIG"] = ""
+    return subprocess.Popen([tool("pmlogger"), "-o"] + list(args), env=e, cwd=cwd,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **kw)
+
+
+def dump(base, args=("-a", "-h", "-e", "-Z", "UTC")):
+    """`pmlogdump ARGS base` of PCP 7.2; raises with its stderr on failure.
+    pmlogdump 7.2 prints what pmdumplog 6.0.3 prints, but descriptors and
+    instance domains in PMID and indom order (6.0.3: hash order)."""
+    p = run([tool("pmlogdump")] + list(args) + [base], env={"PCP_DERIVED_CONFIG": ""})
+    if p.returncode != 0:
+        raise AssertionError("pmlogdump %s failed: %s" % (base, p.stderr))
+    return p.stdout
+
+
+def pmlogcheck(base, verbose=True):
+    """(exit status, output) of PCP 7.2's `pmlogcheck [-v] base`."""
+    p = run([tool("pmlogcheck")] + (["-v"] if verbose else []) + [base],
+            env={"TZ": "UTC", "PCP_DERIVED_CONFIG": ""}, stderr=subprocess.STDOUT)
+    return p.returncode, p.stdout

@@ -1,11 +1,18 @@
-"""Reading a PCP archive the way real PCP 6.0.3 does, for oracle tests.
+"""Reading a PCP archive the way real PCP 6.0.3 and 7.2 do, for oracle tests.
 
 Two independent views of one archive, both as plain Python data:
 
-  read_with_libpcp(base)  libpcp itself, through python3-pcp (pcp.pmapi) and
-                          ctypes where the wrapper hides a field (label
-                          flags, pmValueBlock type/length, valfmt);
-  parse_pmdumplog(text)   the text of `pmdumplog -a -h -e -Z UTC -xxx`.
+  read_with_libpcp(base)  libpcp 6.0.3 itself, through python3-pcp
+                          (pcp.pmapi) and ctypes where the wrapper hides a
+                          field (label flags, pmValueBlock type/length,
+                          valfmt);
+  read_with_libpcp7(base) libpcp 7.2, through tests/pcp/pcp7_archive_reader.c
+                          (7.2 has no python), in the same shape;
+  parse_pmdumplog(text)   the text of `pmdumplog -a -h -e -Z UTC -xxx` (6.0.3)
+                          or of 7.2's `pmlogdump` with the same flags.
+
+Every function that runs a PCP tool takes pcp="6" (Debian's 6.0.3, the
+default) or pcp="7" (7.2, tests/pcp/pcp7.py).
 
 And the checks shared by the tests:
 
@@ -23,6 +30,8 @@ import os
 import re
 import struct
 import subprocess
+
+import pcp7
 
 # No site-wide derived metrics in the archives' namespace (they would show
 # up in pmTraversePMNS and fail pmLookupDesc there).
@@ -113,7 +122,7 @@ PMLOGCHECK_OK_LINES = (
 )
 
 
-def run_pmlogcheck(base):
+def run_pmlogcheck(base, pcp="6"):
     """Runs `pmlogcheck -v base`; returns (rc, output, unexpected lines, counts).
 
     A good archive written by LOGIMPORT makes pmlogcheck -v print only the
@@ -121,9 +130,12 @@ def run_pmlogcheck(base):
     complaint. counts maps file name -> records found, plus "results" and
     "marks".
     """
-    p = subprocess.run(["pmlogcheck", "-v", base], stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, env=pcp_env())
-    out = p.stdout.decode("utf-8", "replace")
+    if pcp == "7":
+        rc, out = pcp7.pmlogcheck(base)
+    else:
+        p = subprocess.run(["pmlogcheck", "-v", base], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, env=pcp_env())
+        rc, out = p.returncode, p.stdout.decode("utf-8", "replace")
     pats = [re.compile("^" + x.format(base=re.escape(base)) + "$")
             for x in PMLOGCHECK_OK_LINES]
     unexpected = [l for l in out.splitlines()
@@ -139,7 +151,7 @@ def run_pmlogcheck(base):
         m = re.match(r"^Processed (\d+) <mark> records$", l)
         if m:
             counts["marks"] = int(m.group(1))
-    return p.returncode, out, unexpected, counts
+    return rc, out, unexpected, counts
 
 
 def pcp_env():
@@ -149,9 +161,15 @@ def pcp_env():
     return env
 
 
-def run(cmd, **kw):
+def run(cmd, pcp="6", **kw):
+    """(rc, stdout, stderr) of a PCP tool; pcp="7" runs 7.2's (pmdumplog is
+    pmlogdump there)."""
+    env = pcp_env()
+    if pcp == "7":
+        env = dict(pcp7.env(), TZ="UTC", PCP_DERIVED_CONFIG="")
+        cmd = [pcp7.tool("pmlogdump" if cmd[0] == "pmdumplog" else cmd[0])] + list(cmd[1:])
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       env=pcp_env(), **kw)
+                       env=env, **kw)
     return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
 
 
@@ -528,3 +546,76 @@ def values_close(vtype, expected, actual_text_value):
         a = float(actual_text_value)
         return abs(e - a) <= 1e-6 * max(1.0, abs(e))
     return expected == actual_text_value
+
+
+# ---------------------------------------------------------------------------
+# libpcp 7.2
+
+
+def read_with_libpcp7(base):
+    """What read_with_libpcp gives, from PCP 7.2's libpcp (pcp7_archive_reader,
+    built against it at test time), plus "labels_end": the label sets in
+    force after the last record."""
+    reader = pcp7.compile_c(pcp7.runfile("tests/pcp/pcp7_archive_reader.c"),
+                            "pcp7_archive_reader")
+    p = subprocess.run([reader, base], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       env=dict(pcp7.env(), TZ="UTC", PCP_DERIVED_CONFIG=""))
+    if p.returncode != 0:
+        raise AssertionError("pcp7_archive_reader %s: %s" % (base, p.stderr.decode()))
+    js = json.loads(p.stdout.decode())
+
+    def pairs(x):
+        return x if isinstance(x, dict) else sorted((i, n) for i, n in x)
+
+    def labels(ls):
+        out = {"context": ls["context"]}
+        for kind in ("domain", "cluster", "item", "indom", "instances"):
+            out[kind] = {int(k): v for k, v in ls[kind].items()}
+        return out
+
+    out = {"label": js["label"], "end": tuple(js["end"])}
+    out["label"]["start"] = tuple(out["label"]["start"])
+    out["label"]["start_usec"] = tuple(out["label"]["start_usec"])
+    descs = {}
+    for name, d in js["descs"].items():
+        d["texts"] = {int(k): bytes.fromhex(v) for k, v in d["texts"].items()}
+        if "indom_texts" in d:
+            d["indom_texts"] = {int(k): bytes.fromhex(v) for k, v in d["indom_texts"].items()}
+        if "indom_all" in d:
+            d["indom_all"] = (("error", d["indom_all"]["error"])
+                              if isinstance(d["indom_all"], dict) else pairs(d["indom_all"]))
+        descs[name] = d
+    out["descs"] = descs
+    by_pmid = {d["pmid"]: d for d in descs.values()}
+    out["labels"] = labels(js["labels"])
+    out["labels_end"] = labels(js["labels_end"])
+    results = []
+    for r in js["results"]:
+        rec = {"t": tuple(r["t"]), "numpmid": r["numpmid"], "sets": [], "indoms": {}}
+        for s in r["sets"]:
+            if "values" in s:
+                vals = []
+                vtype = by_pmid[s["pmid"]]["type"] if s["pmid"] in by_pmid else None
+                for v in s["values"]:
+                    value = v["value"]
+                    if vtype == PM_TYPE_STRING:
+                        value = bytes.fromhex(value)
+                    elif vtype in (PM_TYPE_FLOAT, PM_TYPE_DOUBLE) and value is not None:
+                        value = float(value)
+                    raw = v["raw"]
+                    if raw is not None:
+                        raw = (raw[0], raw[1], bytes.fromhex(raw[2]))
+                    name = v["name"]
+                    if isinstance(name, list):
+                        name = tuple(name)
+                    vals.append({"inst": v["inst"], "value": value, "raw": raw, "name": name})
+                s = dict(s, values=vals)
+            rec["sets"].append(s)
+        for k, v in r["indoms"].items():
+            rec["indoms"][int(k)] = (tuple(v) if v and v[0] == "error" else pairs(v))
+        results.append(rec)
+    out["results"] = results
+    out["fetch_end"] = js["fetch_end"]
+    out["results_usec"] = [tuple(x) for x in js["results_usec"]]
+    out["fetch_end_usec"] = js["fetch_end_usec"]
+    return out
