@@ -106,7 +106,11 @@ absl::Status Recorder::OpenArchive(absl::Time now) {
   opts.timezone = options_.host.timezone;
   opts.zoneinfo = options_.host.zoneinfo;
   // The archive starts with the prologue, a microsecond before the first
-  // sample (pmlogger's comes one fetch before its first sample).
+  // sample (6.0.3's pmlogger writes it one fetch before; 7.x's at its first
+  // fetch, stamped with it): the context labels, stamped at the first
+  // sample, are then not in force at the archive's start, which gives
+  // `pmseries --load` (6.0.3 and 7.2) pmlogger's source and series
+  // (tests/pcp/series_identity_test).
   const Timestamp start = format::ToTimestamp(now - absl::Microseconds(1));
   struct stat st;
   if (archives_.empty() && options_.resume && ::stat((base + ".meta").c_str(), &st) == 0) {
