@@ -26,7 +26,7 @@ between 6.0.3 and 7.2 meet here, decided so that this holds for both:
     what give pmproxy a host for a live archive.
   - 7.2's pmlogger writes its prologue at its first fetch, stamped with it,
     so its archive label's time equals the first result's (pmlogger.c
-    l.1672-1676: the start-up do_prologue is compiled out; callback.c
+    l.1677-1681: the start-up do_prologue is compiled out; callback.c
     l.768-786: epoch = resp->timestamp, then do_prologue). mmvlog keeps
     6.0.3's order: the prologue (and the archive label) a microsecond
     before the first sample. Its context labels, stamped at the first
