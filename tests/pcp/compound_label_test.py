@@ -6,7 +6,10 @@ object as written, with one label entry per innermost name, flagged
 compound. A file written by the real libpcp_mmv (pcp_mmv_compound_writer:
 a cluster label {"svc":{"name":"web","tier":{"z":2,"a":1}}}, metric labels
 an array and a string) is recorded by both; `pmdumplog -e` must show the
-same cluster and metric label sets, text and entries, for both.
+same cluster and metric label sets, text and entries, for both. Then the
+same with PCP 7.2: the writer built against 7.2's libpcp_mmv, 7.2's
+pmlogger -o, 7.2's pmlogdump -e (7.2 flattens compound labels as 6.0.3
+does: labels.c's compound handling did not change).
 """
 
 import os
@@ -14,6 +17,8 @@ import re
 import shutil
 import subprocess
 import unittest
+
+import pcp7
 
 
 def runfile(path):
@@ -24,11 +29,14 @@ MMVLOG = runfile("cmd/mmvlog")
 WRITER = runfile("tests/pcp/pcp_mmv_compound_writer")
 
 
-def label_blocks(base):
+def label_blocks(base, pcp="6"):
     """{heading: [lines]} of the cluster and metric label sets (pmdumplog -e)."""
     out, key = {}, None
-    text = subprocess.run(["pmdumplog", "-e", base], stdout=subprocess.PIPE, text=True,
-                          check=True).stdout
+    if pcp == "7":
+        text = pcp7.dump(base, ("-e",))
+    else:
+        text = subprocess.run(["pmdumplog", "-e", base], stdout=subprocess.PIPE, text=True,
+                              check=True).stdout
     for line in text.splitlines():
         m = re.match(r"^    ((?:Cluster|PMID) 70\.\S+ labels .*)$", line)
         if m:
@@ -47,29 +55,48 @@ class CompoundLabelTest(unittest.TestCase):
         if not os.path.exists("/var/lib/pcp/pmns/root"):
             raise AssertionError("PCP's namespace /var/lib/pcp/pmns/root is missing: "
                                  "run bazel/setup.sh (pmlogger -o needs it)")
-        root = os.path.join(os.environ["TEST_TMPDIR"], "compound")
+        self.record_and_compare("6")
+
+    def test_pcp7_pmlogger_and_mmvlog_record_the_same_label_sets(self):
+        pcp7.require()
+        self.record_and_compare("7")
+
+    def record_and_compare(self, pcp):
+        root = os.path.join(os.environ["TEST_TMPDIR"], "compound" + pcp)
         shutil.rmtree(root, ignore_errors=True)
         os.makedirs(os.path.join(root, "mmv"))
         env = dict(os.environ, PCP_TMP_DIR=root)
-        subprocess.run([WRITER], env=env, check=True, stdout=subprocess.DEVNULL)
+        writer = WRITER
+        if pcp == "7":
+            writer = pcp7.writer("pcp_mmv_compound_writer")
+            env = dict(pcp7.env(), PCP_TMP_DIR=root)
+        subprocess.run([writer], env=env, check=True, stdout=subprocess.DEVNULL)
         cfg = os.path.join(root, "cfg")
         with open(cfg, "w") as f:
             f.write("log mandatory on every 250 msec { mmv.compound }\n")
         p_base, m_base = os.path.join(root, "p_arch"), os.path.join(root, "m_arch")
-        p = subprocess.run(["pmlogger", "-o", "-V", "3", "-c", cfg, "-T", "600msec", "-l",
-                            p_base + ".log", p_base], env=env, cwd=root,
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        self.assertEqual(p.returncode, 0, p.stdout)
+        p_args = ["-V", "3", "-c", cfg, "-T", "600msec", "-l", p_base + ".log", p_base]
+        if pcp == "7":
+            p = pcp7.pmlogger_o(p_args, root, root)
+        else:
+            p = subprocess.Popen(["pmlogger", "-o"] + p_args, env=env, cwd=root,
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        p_out, _ = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 0, p_out)
         m = subprocess.run([MMVLOG, "capture", "-V", "3", "--mmv-dir", os.path.join(root, "mmv"),
-                            "--no-progress", m_base], env=env, cwd=root,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            "--no-progress", m_base], env=dict(os.environ, PCP_TMP_DIR=root),
+                           cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.assertEqual(m.returncode, 0, m.stderr)
         self.assertNotIn("label", m.stderr.lower(), "no label refused or dropped")
         for base in (p_base, m_base):
-            check = subprocess.run(["pmlogcheck", base], stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT, text=True)
-            self.assertEqual(check.returncode, 0, check.stdout)
-        theirs, ours = label_blocks(p_base), label_blocks(m_base)
+            if pcp == "7":
+                rc, out = pcp7.pmlogcheck(base, verbose=False)
+            else:
+                check = subprocess.run(["pmlogcheck", base], stdout=subprocess.PIPE,
+                                       stderr=subprocess.STDOUT, text=True)
+                rc, out = check.returncode, check.stdout
+            self.assertEqual(rc, 0, out)
+        theirs, ours = label_blocks(p_base, pcp), label_blocks(m_base, pcp)
         # Stated, so both cannot be wrong alike.
         cluster = 'Cluster 70.21 labels (43 bytes): {"svc":{"name":"web","tier":{"z":2,"a":1}}}'
         self.assertIn(cluster, ours)

@@ -13,6 +13,13 @@ the same instances, the same value of "once" metrics; both pass pmlogcheck.
 pmcd's prologue (pmcd.*) and the MMV PMDA's own mmv.control.* are not
 compared: mmvlog has neither.
 
+Each case runs twice: with Debian's PCP 6.0.3 (its libpcp_mmv writes the
+files, its pmlogger -o records them, its pmlogcheck and pmdumplog read both
+archives) and with PCP 7.2 (tests/pcp/pcp7.py: the same writer built against
+7.2's libpcp_mmv, 7.2's pmlogger -o, pmlogcheck and pmlogdump). 7.2's
+grammar and scheduling are 6.0.3's for these configurations (gram.y gained
+only the remote-logging keywords); no difference was found.
+
 The configurations cover the grammar: three cadences, once, default (with
 and without -t), every 0, instance lists by name, number and quoted string,
 a metric in two groups, subtree names, names that match nothing, the
@@ -27,6 +34,8 @@ import re
 import shutil
 import subprocess
 import unittest
+
+import pcp7
 
 
 def runfile(path):
@@ -136,27 +145,47 @@ class PmloggerConfigTest(unittest.TestCase):
                                  "run bazel/setup.sh (pmlogger -o needs it)")
         cls.root = os.path.join(os.environ["TEST_TMPDIR"], "pmlogger_config")
         shutil.rmtree(cls.root, ignore_errors=True)
-        os.makedirs(os.path.join(cls.root, "mmv"))
-        cls.env = dict(os.environ, PCP_TMP_DIR=cls.root)
-        for name, mode, cluster in FILES:
-            subprocess.run([WRITER, name, mode, cluster], env=cls.env, check=True,
-                           stdout=subprocess.DEVNULL)
+        cls.roots = {}
 
-    def record_both(self, case, files, args, runtime="3sec"):
-        d = os.path.join(self.root, case)
+    def files_for(self, pcp):
+        """The MMV files, written once by the version's libpcp_mmv: their
+        PCP_TMP_DIR."""
+        if pcp in self.roots:
+            return self.roots[pcp]
+        root = os.path.join(self.root, "pcp" + pcp)
+        os.makedirs(os.path.join(root, "mmv"))
+        writer, env = WRITER, dict(os.environ, PCP_TMP_DIR=root)
+        if pcp == "7":
+            writer, env = pcp7.writer("pcp_mmv_writer"), dict(pcp7.env(), PCP_TMP_DIR=root)
+        for name, mode, cluster in FILES:
+            subprocess.run([writer, name, mode, cluster], env=env, check=True,
+                           stdout=subprocess.DEVNULL)
+        self.roots[pcp] = root
+        return root
+
+    def record_both(self, case, files, args, runtime="3sec", pcp="6"):
+        if pcp == "7":
+            pcp7.require()
+        root = self.files_for(pcp)
+        d = os.path.join(root, case)
         os.makedirs(d)
         for name, text in files.items():
             with open(os.path.join(d, name), "w") as f:
                 f.write(text)
         cfg = os.path.join(d, "cfg")
         p_base, m_base = os.path.join(d, "pmlogger"), os.path.join(d, "mmvlog")
-        pmlogger = subprocess.Popen(
-            ["pmlogger", "-o", "-c", cfg, "-T", runtime, "-l", p_base + ".log"] + args + [p_base],
-            env=self.env, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        p_args = ["-c", cfg, "-T", runtime, "-l", p_base + ".log"] + args + [p_base]
+        if pcp == "7":
+            pmlogger = pcp7.pmlogger_o(p_args, d, root)
+        else:
+            pmlogger = subprocess.Popen(["pmlogger", "-o"] + p_args,
+                                        env=dict(os.environ, PCP_TMP_DIR=root), cwd=d,
+                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         mmvlog = subprocess.Popen(
             [MMVLOG, "capture", "-c", cfg, "-T", runtime, "--mmv-dir",
-             os.path.join(self.root, "mmv"), "--no-progress"] + args + [m_base],
-            env=self.env, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+             os.path.join(root, "mmv"), "--no-progress"] + args + [m_base],
+            env=dict(os.environ, PCP_TMP_DIR=root), cwd=d, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE)
         p_out, _ = pmlogger.communicate(timeout=60)
         m_out, m_err = mmvlog.communicate(timeout=60)
         with open(p_base + ".log") as f:
@@ -165,12 +194,18 @@ class PmloggerConfigTest(unittest.TestCase):
         self.assertEqual(mmvlog.returncode, 0, m_err.decode())
         dumps = []
         for base in (p_base, m_base):
-            check = subprocess.run(["pmlogcheck", base], stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT)
-            self.assertEqual(check.returncode, 0, check.stdout.decode())
-            self.assertEqual(check.stdout.decode().strip(), "", base)
-            dump = subprocess.run(["pmdumplog", "-a", base], stdout=subprocess.PIPE, check=True)
-            dumps.append(dump.stdout.decode("utf-8", "replace"))
+            if pcp == "7":
+                rc, out = pcp7.pmlogcheck(base, verbose=False)
+                dump = pcp7.dump(base, ("-a",))
+            else:
+                check = subprocess.run(["pmlogcheck", base], stdout=subprocess.PIPE,
+                                       stderr=subprocess.STDOUT)
+                rc, out = check.returncode, check.stdout.decode()
+                dump = subprocess.run(["pmdumplog", "-a", base], stdout=subprocess.PIPE,
+                                      check=True).stdout.decode("utf-8", "replace")
+            self.assertEqual(rc, 0, out)
+            self.assertEqual(out.strip(), "", base)
+            dumps.append(dump)
         # Metadata only for what is logged, as pmlogger writes it.
         described = [sorted(n for n in re.findall(r"^PMID: \S+ \((\S+)\)$", d, re.M)
                             if not n.startswith(("pmcd.", "mmv.control.")))
@@ -186,7 +221,12 @@ class PmloggerConfigTest(unittest.TestCase):
         return pc, pv, mc, mv, m_err.decode()
 
     def test_cadences_once_instances_and_pmcpp(self):
-        pc, pv, mc, mv, log = self.record_both("cadences", *CADENCES)
+        for pcp in ("6", "7"):
+            with self.subTest(pcp=pcp):
+                self.cadences(pcp)
+
+    def cadences(self, pcp):
+        pc, pv, mc, mv, log = self.record_both("cadences", *CADENCES, pcp=pcp)
         # Stated, not only compared: what the configuration asks for.
         for c in (pc, mc):
             self.assertEqual(c[("mmv.alpha.version", None)], 1)
@@ -205,7 +245,12 @@ class PmloggerConfigTest(unittest.TestCase):
         self.assertIn("instance \"cpu9\" is not defined for the metric mmv.alpha.cpu.busy", log)
 
     def test_mandatory_advisory_states(self):
-        pc, _, mc, _, log = self.record_both("states", *STATES)
+        for pcp in ("6", "7"):
+            with self.subTest(pcp=pcp):
+                self.states(pcp)
+
+    def states(self, pcp):
+        pc, _, mc, _, log = self.record_both("states", *STATES, pcp=pcp)
         for c in (pc, mc):
             self.assertNotIn(("mmv.alpha.signed32", None), c)      # mandatory off holds
             self.assertGreaterEqual(c[("mmv.alpha.signed64", 10)], 5)  # maybe, then advisory
@@ -217,7 +262,13 @@ class PmloggerConfigTest(unittest.TestCase):
                       "mandatory one", log)
 
     def test_default_is_sixty_seconds_without_t(self):
-        pc, _, mc, _, _ = self.record_both("default60", *DEFAULT_60, runtime="2sec")
+        for pcp in ("6", "7"):
+            with self.subTest(pcp=pcp):
+                pc, _, mc, _, _ = self.record_both("default60", *DEFAULT_60, runtime="2sec",
+                                                   pcp=pcp)
+                self.default60(pc, mc)
+
+    def default60(self, pc, mc):
         for c in (pc, mc):
             self.assertEqual(c[("mmv.alpha.requests.total", None)], 1)
             self.assertGreaterEqual(c[("mmv.bravo.requests.total", None)], 7)

@@ -17,6 +17,10 @@ The files (pcp_mmv_shared_writer, real libpcp_mmv, all NOPREFIX):
 Both recorders log `mmv` with one configuration at the same time; the
 metric names, PMIDs, descriptors, instance domains, labels and the last
 value of every metric-instance must be the same, and stated values hold.
+The same again with PCP 7.2: the writer built against its libpcp_mmv, its
+pmlogger -o, both archives read by its libpcp (pcp7_archive_reader); 7.2's
+pmdammv shares clusters as 6.0.3's does (mmv.c's update_indom and lookups
+did not change but for messages).
 """
 
 import os
@@ -24,6 +28,7 @@ import shutil
 import subprocess
 import unittest
 
+import pcp7
 import pcp_oracle
 
 
@@ -43,9 +48,9 @@ FILES = (
 PMID_40 = lambda item: (70 << 22) | (40 << 10) | item  # noqa: E731
 
 
-def view(base):
-    """What the test compares: mmv.shared.* as libpcp reads it."""
-    r = pcp_oracle.read_with_libpcp(base)
+def view(base, pcp="6"):
+    """What the test compares: mmv.shared.* as libpcp (6.0.3 or 7.2) reads it."""
+    r = pcp_oracle.read_with_libpcp7(base) if pcp == "7" else pcp_oracle.read_with_libpcp(base)
     descs = {n: d for n, d in r["descs"].items() if n.startswith("mmv.shared.")}
     last = {}
     for rec in r["results"]:
@@ -60,13 +65,16 @@ def view(base):
                                 if d["indom"] != 0xFFFFFFFF else [-1])}}
     # The labels in force at the archive's end (pmlogger stamps them at its
     # first sample, after the archive's start).
-    ctx = pcp_oracle.pmapi.pmContext(pcp_oracle.c_api.PM_CONTEXT_ARCHIVE, base)
-    while True:
-        try:
-            ctx.pmFreeResult(ctx.pmFetchArchive())
-        except pcp_oracle.pmapi.pmErr:
-            break
-    labels = pcp_oracle._labels_now(ctx, descs)
+    if pcp == "7":
+        labels = r["labels_end"]
+    else:
+        ctx = pcp_oracle.pmapi.pmContext(pcp_oracle.c_api.PM_CONTEXT_ARCHIVE, base)
+        while True:
+            try:
+                ctx.pmFreeResult(ctx.pmFetchArchive())
+            except pcp_oracle.pmapi.pmErr:
+                break
+        labels = pcp_oracle._labels_now(ctx, descs)
     out["labels"] = {
         "item": {d["pmid"]: [s["labels"] for s in labels["item"].get(d["pmid"], [])]
                  for d in descs.values()},
@@ -83,33 +91,47 @@ class SharedClusterTest(unittest.TestCase):
         if not os.path.exists("/var/lib/pcp/pmns/root"):
             raise AssertionError("PCP's namespace /var/lib/pcp/pmns/root is missing: "
                                  "run bazel/setup.sh (pmlogger -o needs it)")
-        root = os.path.join(os.environ["TEST_TMPDIR"], "shared_cluster")
+        self.record_and_compare("6")
+
+    def test_pcp7_pmlogger_and_mmvlog_agree(self):
+        pcp7.require()
+        self.record_and_compare("7")
+
+    def record_and_compare(self, pcp):
+        root = os.path.join(os.environ["TEST_TMPDIR"], "shared_cluster" + pcp)
         shutil.rmtree(root, ignore_errors=True)
         os.makedirs(os.path.join(root, "mmv"))
         env = dict(os.environ, PCP_TMP_DIR=root)
+        writer = WRITER
+        if pcp == "7":
+            writer = pcp7.writer("pcp_mmv_shared_writer")
+            env = dict(pcp7.env(), PCP_TMP_DIR=root)
         for name, cluster, base, args in FILES:
-            subprocess.run([WRITER, name, cluster, base] + args, env=env, check=True,
+            subprocess.run([writer, name, cluster, base] + args, env=env, check=True,
                            stdout=subprocess.DEVNULL)
         cfg = os.path.join(root, "cfg")
         with open(cfg, "w") as f:
             f.write("log mandatory on every 250 msec { mmv }\n")
         p_base, m_base = os.path.join(root, "p_arch"), os.path.join(root, "m_arch")
-        pmlogger = subprocess.Popen(
-            ["pmlogger", "-o", "-c", cfg, "-T", "1500msec", "-l", p_base + ".log", p_base],
-            env=env, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        p_args = ["-c", cfg, "-T", "1500msec", "-l", p_base + ".log", p_base]
+        if pcp == "7":
+            pmlogger = pcp7.pmlogger_o(p_args, root, root)
+        else:
+            pmlogger = subprocess.Popen(["pmlogger", "-o"] + p_args, env=env, cwd=root,
+                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         mmvlog = subprocess.Popen(
             [MMVLOG, "capture", "-c", cfg, "-T", "1500msec", "--mmv-dir",
              os.path.join(root, "mmv"), "--no-progress", m_base],
-            env=env, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            env=dict(os.environ, PCP_TMP_DIR=root), cwd=root, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE)
         p_out, _ = pmlogger.communicate(timeout=60)
         _, m_err = mmvlog.communicate(timeout=60)
         self.assertEqual(pmlogger.returncode, 0, p_out.decode())
         self.assertEqual(mmvlog.returncode, 0, m_err.decode())
         for base in (p_base, m_base):
-            check = subprocess.run(["pmlogcheck", base], stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT)
-            self.assertEqual(check.returncode, 0, check.stdout.decode())
-        p, m = view(p_base), view(m_base)
+            rc, out, _, _ = pcp_oracle.run_pmlogcheck(base, pcp)
+            self.assertEqual(rc, 0, out)
+        p, m = view(p_base, pcp), view(m_base, pcp)
 
         # Stated: one metric over the instances of aa, bb and cc, values
         # from the first file holding each instance.
