@@ -158,3 +158,39 @@ def pmlogcheck(base, verbose=True):
     p = run([tool("pmlogcheck")] + (["-v"] if verbose else []) + [base],
             env={"TZ": "UTC", "PCP_DERIVED_CONFIG": ""}, stderr=subprocess.STDOUT)
     return p.returncode, p.stdout
+
+
+def start_pmproxy(root, key_port, discover_path, free_port):
+    """PCP 7.2's pmproxy in the foreground (-f: it keeps the caller's
+    identity) discovering `discover_path` into the key server (or cluster
+    node) at `key_port` on 127.0.0.1, with its own run directory, sockets,
+    configuration and log in `root`; its HTTP port from free_port(). 7.2
+    names the section [keys] (6.0.3: [redis]); "localhost" may resolve to
+    ::1, where a test's key server does not listen. Returns the process once
+    pmproxy has set up its schema; stop it by its pid."""
+    import time
+    run_dir = os.path.join(root, "run")
+    os.makedirs(run_dir, exist_ok=True)
+    config = os.path.join(root, "pmproxy.conf")
+    with open(config, "w") as f:
+        f.write("[pmproxy]\npcp.enabled = false\nhttp.enabled = true\nsecure.enabled = false\n"
+                "[keys]\nenabled = true\nservers = 127.0.0.1:%d\n"
+                "[discover]\nenabled = true\npath = %s\n"
+                "[pmsearch]\nenabled = false\n[pmseries]\nenabled = true\n"
+                % (key_port, discover_path))
+    log = os.path.join(root, "pmproxy.log")
+    e = dict(env(), PCP_RUN_DIR=run_dir, PCP_TMP_DIR=root)
+    p = subprocess.Popen([tool("pmproxy"), "-f", "-A", "-p", str(free_port()),
+                          "-s", os.path.join(run_dir, "pmproxy.sock"), "-c", config, "-l", log],
+                         env=e, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        if p.poll() is not None:
+            break
+        if os.path.exists(log) and "schema version setup" in open(log).read():
+            return p
+        time.sleep(0.1)
+    p.kill()
+    p.wait()
+    raise AssertionError("PCP 7.2's pmproxy did not set up its key server schema: %s"
+                         % (open(log).read()[-2000:] if os.path.exists(log) else "(no log)"))
