@@ -13,9 +13,11 @@
  *  [...]}, "item": {pmid: [...]}, "indom": {indom: [...]}, "instances":
  *  {indom: [...]}}, "results": [...], "fetch_end": code, "results_usec":
  *  [[s, us, numpmid], ...], "fetch_end_usec": code}. Strings and help text
- *  are hex (bytes, not text); floats use %.17g (a float widened to double).
+ *  are hex (bytes, not text); floats use %.17g (a float widened to double),
+ *  NaN and the infinities as python's json spells them.
  */
 #include <pcp/pmapi.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +85,13 @@ static void labels_of(label_fn fn, unsigned int ident) {
   label_sets(n, sets);
 }
 
+/* A double as python's json reads it (NaN and the infinities too). */
+static void real(double d) {
+  if (isnan(d)) printf("NaN");
+  else if (isinf(d)) printf(d > 0 ? "Infinity" : "-Infinity");
+  else printf("%.17g", d);
+}
+
 static void value(int valfmt, const pmValue *v, int type) {
   pmAtomValue a;
   if (valfmt != PM_VAL_INSITU) {
@@ -112,8 +121,8 @@ static void value(int valfmt, const pmValue *v, int type) {
     case PM_TYPE_U32: printf("%u", a.ul); break;
     case PM_TYPE_64: printf("%lld", (long long)a.ll); break;
     case PM_TYPE_U64: printf("%llu", (unsigned long long)a.ull); break;
-    case PM_TYPE_FLOAT: printf("%.17g", (double)a.f); break;
-    case PM_TYPE_DOUBLE: printf("%.17g", a.d); break;
+    case PM_TYPE_FLOAT: real((double)a.f); break;
+    case PM_TYPE_DOUBLE: real(a.d); break;
     default: printf("null"); break;
   }
 }

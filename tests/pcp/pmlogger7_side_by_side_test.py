@@ -34,7 +34,9 @@ Differences between 6.0.3 and 7.2 met here, and what mmvlog does:
   e. mmv.control.* (7.2 adds control.metrics, control.debug became a
      string) and pmlogger's prologue/epilogue: normalised away, as for 6.0.3.
 Also: both archives pass 7.2's and 6.0.3's pmlogcheck, and 6.0.3's
-pmdumplog and 7.2's pmlogdump read each of them alike (normal forms equal).
+pmdumplog and 7.2's pmlogdump read each of them alike (normal forms equal);
+mmvlog's ArchiveReader (archive_reader_tool) reads 7.2's pmlogger archive
+value for value as 7.2's libpcp does (pcp7_archive_reader).
 """
 
 import json
@@ -44,6 +46,7 @@ import subprocess
 import unittest
 
 import pcp7
+import pcp_oracle
 import pcp_stack
 import pmlogger_side_by_side_test as sbs
 from pcp_stack import MMV_FLAG_PROCESS
@@ -225,6 +228,37 @@ class Pmlogger72SideBySideTest(unittest.TestCase):
                     seven = pcp_stack.normalize_dumplog(pcp7.dump(base))
                     self.assertEqual(pcp_stack.diff_normalized(six, seven, a_name="6.0.3",
                                                                b_name="7.2"), [])
+
+    def test_mmvlog_reads_pmlogger72s_archive_as_libpcp72_does(self):
+        reader = sbs.runfile("tests/pcp/archive_reader_tool")
+        for version in VERSIONS:
+            with self.subTest(version=version):
+                base = self.bases[version][0]
+                ours = json.loads(subprocess.run([reader, base], check=True,
+                                                 stdout=subprocess.PIPE).stdout.decode())
+                theirs = pcp_oracle.read_with_libpcp7(base)
+                self.assertEqual(ours["warnings"], [])
+                by_pmid = {d["pmid"]: d for d in theirs["descs"].values()}
+                self.assertEqual(sorted(d["pmid"] for d in ours["descs"]), sorted(by_pmid))
+                for d in ours["descs"]:
+                    t = by_pmid[d["pmid"]]
+                    self.assertEqual((d["names"], d["type"], d["sem"], d["indom"], d["units"]),
+                                     ([t["name"]], t["type"], t["sem"], t["indom"], t["units"]))
+                self.assertEqual(len(ours["results"]), len(theirs["results"]))
+                for o, t in zip(ours["results"], theirs["results"]):
+                    self.assertEqual(pcp_oracle.parse_stamp(o["t"]), t["t"])
+                    want = {(st["pmid"], v["inst"]): v["value"] for st in t["sets"]
+                            for v in st.get("values", [])}
+                    got = {(st["pmid"], v[0]): v[1] for st in o["sets"]
+                           for v in st.get("values", [])}
+                    self.assertEqual(set(got), set(want), o["t"])
+                    for k, v in want.items():
+                        if isinstance(v, bytes):
+                            self.assertEqual(got[k].encode("latin-1"), v, k)
+                        elif isinstance(v, float) and v != v:
+                            self.assertIsNone(got[k], k)  # the tool writes NaN as null
+                        else:
+                            self.assertEqual(got[k], v, k)
 
 
 if __name__ == "__main__":
