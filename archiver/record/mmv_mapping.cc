@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "format/archive_format.h"
 #include "format/endian.h"
+#include "format/label_merge.h"
 #include "format/pm_units.h"
 
 namespace mmvlog::archiver {
@@ -38,17 +39,6 @@ int32_t PcpType(MmvType t) {
     case MmvType::kNoSupport: return format::kTypeNoSupport;
   }
   return format::kTypeNoSupport;
-}
-
-// The names of the labels in a JSON object, via libpcp's own parsing rules.
-std::vector<std::string> LabelNames(absl::string_view payload) {
-  std::vector<std::string> names;
-  absl::StatusOr<format::LabelSet> set = format::MakeLabelSet(format::kInNull, payload, 0);
-  if (!set.ok()) return names;
-  for (const format::LabelEntry& e : set->labels) {
-    names.push_back(set->json.substr(e.name_offset, e.name_length));
-  }
-  return names;
 }
 
 bool Selected(const MappingOptions& o, const std::string& name) {
@@ -319,12 +309,11 @@ absl::StatusOr<MappedFile> MmvMapper::Map(const std::string& name,
     }
   }
 
-  // Labels: group payloads by (type, ident, instance), then merge each group.
-  struct Group {
-    std::vector<std::string> payloads;
-    std::vector<std::string> optional_names;
-  };
-  std::map<std::tuple<uint32_t, uint32_t, int32_t>, Group> groups;
+  // Labels: each payload a set of its own, with its own flags, grouped by
+  // (type, ident, instance) in file order, then merged as pmdammv's
+  // __pmAddLabels calls merge them. A payload libpcp would refuse is left
+  // out, as pmdammv leaves it, and the others are kept.
+  std::map<std::tuple<uint32_t, uint32_t, int32_t>, std::vector<format::LabelSet>> groups;
   for (const format::MmvLabel& l : f.labels) {
     const uint32_t type = l.flags & format::kMmvLabelTypeMask;
     uint32_t ident = 0;
@@ -345,30 +334,23 @@ absl::StatusOr<MappedFile> MmvMapper::Map(const std::string& name,
       ident = indom_id(l.identity);
       if (type == format::kMmvLabelInstances) inst = l.internal;
     }
-    Group& g = groups[{type, ident, inst}];
-    g.payloads.push_back(l.payload);
-    if (l.flags & format::kMmvLabelOptional) {
-      for (std::string& n : LabelNames(l.payload)) g.optional_names.push_back(std::move(n));
-    }
-  }
-  std::map<std::pair<uint32_t, uint32_t>, format::LabelRecord> records;
-  for (auto& [key, g] : groups) {
-    const auto [type, ident, inst] = key;
-    absl::StatusOr<std::string> json = format::MergeLabelJson(g.payloads);
-    absl::StatusOr<format::LabelSet> set =
-        json.ok() ? format::MakeLabelSet(inst, *json, static_cast<uint8_t>(type))
-                  : absl::StatusOr<format::LabelSet>(json.status());
+    const uint8_t flags = static_cast<uint8_t>(
+        type | ((l.flags & format::kMmvLabelOptional) ? format::kLabelOptional : 0));
+    absl::StatusOr<format::LabelSet> set = format::MakeLabelSet(inst, l.payload, flags);
     if (!set.ok()) {
-      out.warnings.push_back(absl::StrCat("labels ", g.payloads.front(), ": ",
-                                          set.status().message()));
+      out.warnings.push_back(absl::StrCat("labels ", l.payload, ": ", set.status().message()));
       continue;
     }
-    for (format::LabelEntry& e : set->labels) {
-      const std::string n = set->json.substr(e.name_offset, e.name_length);
-      if (std::find(g.optional_names.begin(), g.optional_names.end(), n) !=
-          g.optional_names.end()) {
-        e.flags |= format::kLabelOptional;
-      }
+    groups[{type, ident, inst}].push_back(std::move(*set));
+  }
+  std::map<std::pair<uint32_t, uint32_t>, format::LabelRecord> records;
+  for (auto& [key, sets] : groups) {
+    const auto [type, ident, inst] = key;
+    absl::StatusOr<format::LabelSet> set = format::MergeLabelSets(inst, sets);
+    if (!set.ok()) {
+      out.warnings.push_back(absl::StrCat("labels ", sets.front().json, ": ",
+                                          set.status().message()));
+      continue;
     }
     format::LabelRecord& r = records[{type, ident}];
     r.type = type;

@@ -17,6 +17,7 @@
 #include "archiver/record/prologue.h"
 #include "format/archive_format.h"
 #include "format/archive_types.h"
+#include "format/label_merge.h"
 
 namespace mmvlog::archiver {
 namespace {
@@ -284,22 +285,18 @@ format::InDom Recorder::SharedInDom(uint32_t id) const {
 format::LabelRecord Recorder::SharedLabels(const format::LabelRecord& r) const {
   // Every file's sets for this identifier, by instance, in file order: the
   // order in which pmdammv adds them (__pmAddLabels, later names winning).
-  std::map<int32_t, std::vector<std::string>> payloads;
-  std::map<int32_t, uint8_t> optional;  // flags of names to keep
+  std::map<int32_t, std::vector<format::LabelSet>> sets;
   for (const auto& [name, st] : files_) {
     if (!st.mapped) continue;
     for (const format::LabelRecord& other : st.mapped->labels) {
       if (other.type != r.type || other.ident != r.ident) continue;
-      for (const format::LabelSet& set : other.sets) payloads[set.inst].push_back(set.json);
+      for (const format::LabelSet& set : other.sets) sets[set.inst].push_back(set);
     }
   }
   format::LabelRecord out = r;
   out.sets.clear();
-  for (const auto& [inst, jsons] : payloads) {
-    absl::StatusOr<std::string> json = format::MergeLabelJson(jsons);
-    absl::StatusOr<format::LabelSet> set =
-        json.ok() ? format::MakeLabelSet(inst, *json, static_cast<uint8_t>(r.type))
-                  : absl::StatusOr<format::LabelSet>(json.status());
+  for (const auto& [inst, per_file] : sets) {
+    absl::StatusOr<format::LabelSet> set = format::MergeLabelSets(inst, per_file);
     if (!set.ok()) return r;  // each file's sets were valid: keep this file's
     out.sets.push_back(std::move(*set));
   }

@@ -13,7 +13,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_split.h"
 #include "format/archive_format.h"
-#include "format/label_json.h"
+#include "format/archive_meta.h"
+#include "format/label_merge.h"
 
 int main() {
   using mmvlog::format::LabelSet;
