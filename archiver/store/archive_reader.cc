@@ -273,6 +273,22 @@ void ArchiveReader::StartAt(const format::IndexEntry& e) {
   }
 }
 
+format::IndexEntry ArchiveReader::position() const {
+  format::IndexEntry e;
+  if (scanner_ != nullptr) {
+    e.volume = static_cast<int32_t>(volume_numbers_[next_volume_ - 1]);
+    e.data_offset = scanner_->offset();
+  } else if (next_volume_ > 0 && next_volume_ <= volume_numbers_.size() && !volume_path_.empty()) {
+    // The volume read last is done: its end (where a growing one goes on).
+    e.volume = static_cast<int32_t>(volume_numbers_[next_volume_ - 1]);
+    e.data_offset = stopped_at_;
+  } else if (next_volume_ < volume_numbers_.size()) {
+    e.volume = static_cast<int32_t>(volume_numbers_[next_volume_]);
+    e.data_offset = start_offset_;
+  }
+  return e;
+}
+
 absl::Status ArchiveReader::LoadVolume(size_t i, uint64_t start) {
   volume_path_ = volume_paths_[i];
   buffer_offset_ = 0;
@@ -418,6 +434,7 @@ absl::StatusOr<bool> ArchiveReader::NextInto(format::DecodedResult* result) {
       if (!damage_.ok()) return TakeDamage();
       warnings_.push_back(absl::StrCat(volume_path_, ": ", frame.status().message(),
                                        ": data ends at offset ", at));
+      stopped_at_ = at;
       scanner_.reset();
       continue;
     }
@@ -427,6 +444,7 @@ absl::StatusOr<bool> ArchiveReader::NextInto(format::DecodedResult* result) {
         continue;
       }
       if (!damage_.ok()) return TakeDamage();
+      stopped_at_ = at;
       scanner_.reset();
       continue;
     }

@@ -1,0 +1,18 @@
+#include "archiver/replay/display_units.h"
+
+#include "format/archive_format.h"
+#include "format/pm_units.h"
+
+namespace mmvlog::archiver {
+
+std::string DisplayUnits(const format::Desc& desc, bool raw) {
+  format::PmUnits units = format::UnitsFromWord(desc.units);
+  if (raw || desc.sem != format::kSemCounter) return format::UnitsToString(units);
+  // Converting to a rate divides by time.
+  if (units.dim_time == 1) return "time utilisation";
+  units.dim_time -= 1;
+  if (units.dim_time == -1) units.scale_time = format::kTimeSec;
+  return format::UnitsToString(units);
+}
+
+}  // namespace mmvlog::archiver
