@@ -56,19 +56,23 @@ absl::StatusOr<ArchiveSet> ArchiveSet::Open(const std::vector<std::string>& name
 }
 
 std::optional<format::Timestamp> ArchiveSet::ReadEnd() const {
-  absl::StatusOr<std::unique_ptr<ArchiveReader>> r = ArchiveReader::Open(archives_.back().base);
-  if (!r.ok()) return std::nullopt;
-  // The last entry points before the last record or two (pmlogger writes
-  // one at exit); reading from it costs the archive's tail only.
-  if (!(*r)->index().empty()) (*r)->StartAt((*r)->index().back());
-  std::optional<format::Timestamp> last;
-  format::DecodedResult result;
-  for (;;) {
-    absl::StatusOr<bool> more = (*r)->NextInto(&result);
-    if (!more.ok() || !*more) break;
-    last = result.timestamp;
+  // From the last index entry on (pmlogger writes one before its last
+  // record or two); an entry at the very end (LOGIMPORT writes one) holds
+  // nothing after it, so back 2, 4, ... entries, then the whole archive.
+  for (size_t back = 1;; back *= 2) {
+    absl::StatusOr<std::unique_ptr<ArchiveReader>> r = ArchiveReader::Open(archives_.back().base);
+    if (!r.ok()) return std::nullopt;
+    const size_t entries = (*r)->index().size();
+    if (back <= entries) (*r)->StartAt((*r)->index()[entries - back]);
+    std::optional<format::Timestamp> last;
+    format::DecodedResult result;
+    for (;;) {
+      absl::StatusOr<bool> more = (*r)->NextInto(&result);
+      if (!more.ok() || !*more) break;
+      last = result.timestamp;
+    }
+    if (last || back > entries) return last;
   }
-  return last;
 }
 
 }  // namespace mmvlog::archiver

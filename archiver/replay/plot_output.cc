@@ -149,6 +149,14 @@ absl::Status PlotOutput::End(const ReplayEnd& end) {
   for (PlotPanel& p : data_.panels) {
     std::sort(p.series.begin(), p.series.end(),
               [](const PlotSeries& a, const PlotSeries& b) { return a.column < b.column; });
+  }
+  // Panels in the order of their first column, whichever had a number first.
+  std::stable_sort(data_.panels.begin(), data_.panels.end(), [](const PlotPanel& a, const PlotPanel& b) {
+    const size_t x = a.series.empty() ? SIZE_MAX : a.series.front().column;
+    const size_t y = b.series.empty() ? SIZE_MAX : b.series.front().column;
+    return x < y;
+  });
+  for (PlotPanel& p : data_.panels) {
     std::vector<PlotData::Help> help;
     std::vector<size_t> shown;
     for (const PlotSeries& s : p.series) {

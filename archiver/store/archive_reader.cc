@@ -323,6 +323,12 @@ absl::Status ArchiveReader::LoadVolume(size_t i, uint64_t start) {
     return absl::DataLossError(absl::StrCat(volume_path_,
                                             ": label does not match the archive's .meta label"));
   }
+  if (!skip && start > scanner_->offset()) {
+    // A start within the first chunk (a reader following a small archive):
+    // the scanner goes on from there, not from the label.
+    if (absl::Status s = Refill(start, 0); !s.ok()) return s;
+    return absl::OkStatus();
+  }
   if (skip && !at_end_) {
     if (absl::Status s = volume_->SkipTo(start); !s.ok()) {
       damage_ = s;  // damage before the start: nothing after it is read
