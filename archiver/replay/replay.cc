@@ -24,6 +24,10 @@ GridSpec PlanGrid(const ReplayPlan& plan, const format::TimeWindow& window) {
   // Both tools step in whole microseconds (a timeval / timespec from usec).
   g.step = absl::Trunc(*plan.interval, absl::Microseconds(1));
   const bool finish = !plan.window.end.empty();
+  if (window.end < window.start) {
+    g.end = absl::InfinitePast();  // an empty window: no grid time
+    return g;
+  }
   if (plan.pmval_rows) {
     if (finish) g.end = window.end;
     return g;
@@ -38,8 +42,8 @@ GridSpec PlanGrid(const ReplayPlan& plan, const format::TimeWindow& window) {
       g.step = absl::Trunc((window.end - window.origin) / (n - 1), absl::Microseconds(1));
       g.max_points = n;
     } else {
-      g.max_points = static_cast<int64_t>(
-          (EpochSeconds(window.end) - EpochSeconds(window.origin)) / absl::ToDoubleSeconds(g.step) + 1);
+      g.max_points = std::max<int64_t>(1, static_cast<int64_t>(
+          (EpochSeconds(window.end) - EpochSeconds(window.origin)) / absl::ToDoubleSeconds(g.step) + 1));
     }
   } else if (finish) {
     g.max_points = 1;
@@ -79,7 +83,9 @@ absl::Status Replay::Run(const ReplayPlan& plan, const std::vector<Output*>& out
   window.end = log_end;
   window.origin = log_start;
   if (windowed) {
-    absl::StatusOr<format::TimeWindow> w = format::ResolveTimeWindow(spec, log_start, log_end, plan.zone);
+    format::TimeWindowSpec resolve = spec;
+    resolve.allow_empty = true;  // as pmval and pmrep: nothing to show
+    absl::StatusOr<format::TimeWindow> w = format::ResolveTimeWindow(resolve, log_start, log_end, plan.zone);
     if (!w.ok()) return w.status();
     window = *w;
     report->window_warning = window.warning;

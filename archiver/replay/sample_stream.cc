@@ -216,7 +216,7 @@ const Sample* SampleStream::Next() {
     }
     held_ = false;
     if (last_time_ && record_.timestamp < *last_time_) continue;  // time never goes back
-    if (seek_from_ && !checked_ && *seek_from_ < record_.timestamp) {
+    if (seek_from_ && !checked_ && !(record_.timestamp < *seek_from_)) {
       checked_ = true;
       if (!CoveredAtFrom()) {
         Restart();

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "archiver/store/posix_file.h"
+#include "archiver/store/prefetch_stream.h"
 #include "archiver/store/read_stream.h"
 #include "format/archive_format.h"
 #include "format/archive_result.h"
@@ -296,8 +297,9 @@ absl::Status ArchiveReader::LoadVolume(size_t i, uint64_t start) {
   at_end_ = false;
   absl::StatusOr<std::unique_ptr<ReadStream>> in = OpenReadStream(volume_path_);
   if (!in.ok()) return in.status();
-  volume_ = std::move(*in);
   volume_compressed_ = !CompressionSuffix(volume_path_).empty();
+  // Decompressed on a thread of its own, beside the decoding of records.
+  volume_ = volume_compressed_ ? std::make_unique<PrefetchStream>(std::move(*in)) : std::move(*in);
   // The label alone first when a skip follows (its frame is a few hundred
   // bytes); else the first chunk, records and all (a start near the label
   // is reached by reading on).
