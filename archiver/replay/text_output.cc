@@ -143,7 +143,9 @@ bool TextOutput::TakeRow(const Row& row) {
           o += RightAligned("?", w);
         }
       } else if (kind == kDouble) {
-        o += RealText(std::bit_cast<double>(row.bits[c]), w, false);
+        // As pmval's printreal: a negative counter (even raw) is "!".
+        o += RealText(std::bit_cast<double>(row.bits[c]), w,
+                      columns.desc(c).sem == format::kSemCounter);
       } else if (kind == kInt) {
         o += absl::StrFormat("%*d", w, static_cast<int64_t>(row.bits[c]));
       } else {
