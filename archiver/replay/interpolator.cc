@@ -1,5 +1,6 @@
 #include "archiver/replay/interpolator.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -84,7 +85,9 @@ Interpolator::Interpolator(const ColumnSet& columns, format::Timestamp base, con
       metric_has_(columns.metrics().size()),
       rate_(columns.size()),
       prev_kind_(columns.size(), kNoValue),
-      prev_bits_(columns.size()) {
+      prev_bits_(columns.size()),
+      ahead_until_(columns.size(), INT64_MIN),
+      no_more_(columns.size(), 0) {
   for (size_t c = 0; c < columns.size(); ++c) {
     rate_[c] = !raw && columns.desc(c).sem == format::kSemCounter;
   }
@@ -94,11 +97,13 @@ void Interpolator::Add(const Sample& s) {
   const int64_t ns = Ns(format::ToAbslTime(s.time));
   last_record_ns_ = ns;
   if (s.mark) {
+    if (ns <= ahead_mark_until_) return;  // seen ahead
     marks_.push_back(ns);
     last_mark_ns_ = ns;
     return;
   }
   for (const SampleValue& v : s.values) {
+    if (ns <= ahead_until_[v.column]) continue;  // seen ahead
     History& h = hist_[v.column];
     Event e;
     e.ns = ns;
@@ -107,6 +112,58 @@ void Interpolator::Add(const Sample& s) {
     if (v.kind == kString) e.text = s.strings[v.bits];
     h.events.push_back(std::move(e));
     h.last_ns = ns;
+    ++kept_;
+  }
+}
+
+int64_t Interpolator::NextGridNs() const { return Ns(grid_.origin + k_ * grid_.step); }
+
+bool Interpolator::Waiting(size_t c, int64_t g) const {
+  // Waiting for N only where P is a value: its last sample is before g
+  // and no <mark> has come since.
+  const History& h = hist_[c];
+  return !no_more_[c] && h.last_ns != INT64_MIN && h.last_ns < g && h.last_ns > last_mark_ns_;
+}
+
+bool Interpolator::WantsLookAhead() const {
+  if (finished_ || done_ || kept_ <= kKeptBudget) return false;
+  const int64_t g = NextGridNs();
+  return last_record_ns_ >= g && !Ready(g);
+}
+
+bool Interpolator::AddAhead(const Sample& s) {
+  const int64_t g = NextGridNs();
+  const int64_t ns = Ns(format::ToAbslTime(s.time));
+  if (s.mark) {
+    // A <mark> bounds every column.
+    marks_.push_back(ns);
+    last_mark_ns_ = std::max(last_mark_ns_, ns);
+    ahead_mark_until_ = ns;
+    return true;
+  }
+  for (const SampleValue& v : s.values) {
+    const size_t c = v.column;
+    if (!Waiting(c, g)) continue;
+    Event e;
+    e.ns = ns;
+    e.kind = v.kind;
+    e.bits = v.bits;
+    if (v.kind == kString) e.text = s.strings[v.bits];
+    hist_[c].events.push_back(std::move(e));
+    hist_[c].last_ns = ns;
+    ahead_until_[c] = ns;
+    ++kept_;
+  }
+  for (size_t c = 0; c < hist_.size(); ++c) {
+    if (Waiting(c, g)) return false;
+  }
+  return true;
+}
+
+void Interpolator::EndAhead() {
+  const int64_t g = NextGridNs();
+  for (size_t c = 0; c < hist_.size(); ++c) {
+    if (Waiting(c, g)) no_more_[c] = 1;
   }
 }
 
@@ -117,10 +174,7 @@ bool Interpolator::Ready(int64_t g) const {
   if (last_record_ns_ < g) return false;  // a later record may still hold values at g
   if (last_mark_ns_ >= g) return true;    // a <mark> at or after g bounds every column
   for (size_t c = 0; c < hist_.size(); ++c) {
-    const History& h = hist_[c];
-    // Waiting for N only where P is a value: its last sample is before g
-    // and no <mark> has come since.
-    if (h.last_ns != INT64_MIN && h.last_ns < g && h.last_ns > last_mark_ns_) return false;
+    if (Waiting(c, g)) return false;
   }
   return true;
 }
@@ -175,7 +229,10 @@ void Interpolator::Fill(int64_t g) {
   for (size_t c = 0; c < hist_.size(); ++c) {
     History& h = hist_[c];
     std::deque<Event>& ev = h.events;
-    while (ev.size() > 1 && ev[1].ns <= g) ev.pop_front();
+    while (ev.size() > 1 && ev[1].ns <= g) {
+      ev.pop_front();
+      --kept_;
+    }
     const Event* p = !ev.empty() && ev[0].ns <= g ? &ev[0] : nullptr;
     const Event* n = nullptr;
     if (p != nullptr && p->ns == g) {

@@ -75,6 +75,17 @@ class Interpolator {
   // Every grid time has been given.
   bool done() const { return done_; }
 
+  // Bounded memory when a column is sparse. A grid row waits for every
+  // column's next sample; a column sampled rarely (or never again) keeps
+  // the others' samples piling up. Past a budget, the caller reads ahead
+  // (a second SampleStream from where the first is, SampleStream::
+  // ResumeFrom) and gives those samples here until AddAhead says no column
+  // waits, or calls EndAhead at the end. Samples seen ahead are not kept
+  // twice when the main stream brings them.
+  bool WantsLookAhead() const;
+  bool AddAhead(const Sample& s);
+  void EndAhead();
+
  private:
   struct Event {
     int64_t ns = 0;
@@ -87,6 +98,8 @@ class Interpolator {
     int64_t last_ns = INT64_MIN;  // of the last sample
   };
   bool Ready(int64_t g) const;
+  bool Waiting(size_t c, int64_t g) const;
+  int64_t NextGridNs() const;
   void Fill(int64_t g);
   void Rates();
   // Seconds since `base` as libpcp computes them (__pmTimestampSub: the
@@ -117,6 +130,13 @@ class Interpolator {
   std::vector<uint8_t> prev_kind_;   // per column: the value at the previous grid time
   std::vector<uint64_t> prev_bits_;
   Row row_;
+  // Look ahead: samples kept in all; per column, the time up to which its
+  // samples were seen ahead (INT64_MIN: none) and whether none follows.
+  static constexpr int64_t kKeptBudget = int64_t{1} << 18;
+  int64_t kept_ = 0;
+  std::vector<int64_t> ahead_until_;
+  std::vector<uint8_t> no_more_;
+  int64_t ahead_mark_until_ = INT64_MIN;
 };
 
 }  // namespace mmvlog::archiver

@@ -171,6 +171,17 @@ absl::Status Replay::Run(const ReplayPlan& plan, const std::vector<Output*>& out
     if (grid) {
       interp->Add(*s);
       drain();
+      if (!plan.follow && interp->WantsLookAhead()) {
+        // A sparse column holds rows back: find its next sample ahead.
+        SampleStream ahead(archives_.archives(), columns_);
+        ahead.ResumeFrom(stream);
+        bool resolved = false;
+        while (const Sample* a = ahead.Next()) {
+          if ((resolved = interp->AddAhead(*a))) break;
+        }
+        if (!resolved) interp->EndAhead();
+        drain();
+      }
     } else if (const Row* row = records->Take(*s); row != nullptr && when >= from) {
       give(*row);
     }

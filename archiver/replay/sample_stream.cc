@@ -34,6 +34,23 @@ void SampleStream::SeekBefore(format::Timestamp from) {
   mark_seen_ = false;
 }
 
+void SampleStream::ResumeFrom(const SampleStream& other) {
+  next_archive_ = other.next_archive_;
+  extra_bases_ = other.extra_bases_;
+  last_time_ = other.last_time_;
+  pending_join_ = other.pending_join_;
+  exhausted_ = other.exhausted_;
+  host_ = other.host_;
+  checked_ = true;
+  if (other.reader_ == nullptr) return;
+  absl::StatusOr<std::unique_ptr<ArchiveReader>> r = ArchiveReader::Open(other.reader_base_);
+  if (!r.ok()) return;  // the other stream names the problem
+  reader_ = std::move(*r);
+  reader_base_ = other.reader_base_;
+  // A record held behind a join mark has not been given: read it again.
+  reader_->StartAt(other.held_ ? other.reader_->last_record() : other.reader_->position());
+}
+
 bool SampleStream::OpenArchive(size_t i) {
   const std::string& base = i < archives_.size() ? archives_[i].base : extra_bases_[i - archives_.size()];
   absl::StatusOr<std::unique_ptr<ArchiveReader>> r = ArchiveReader::Open(base);

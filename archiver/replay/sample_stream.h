@@ -60,6 +60,10 @@ class SampleStream {
   ~SampleStream();
 
   void SeekBefore(format::Timestamp from);
+  // Reads on from where `other` is: the samples it has not given yet (a
+  // look ahead, for an Interpolator waiting on a sparse column). Call
+  // before the first Next.
+  void ResumeFrom(const SampleStream& other);
   // Keep looking for more at the end (see the class comment).
   void Follow() { follow_ = true; }
 

@@ -461,6 +461,8 @@ absl::StatusOr<bool> ArchiveReader::NextInto(format::DecodedResult* result) {
         !s.ok()) {
       return format::WithContext(s, volume_path_);
     }
+    last_record_.volume = static_cast<int32_t>(volume_numbers_[next_volume_ - 1]);
+    last_record_.data_offset = at;
     return true;
   }
 }

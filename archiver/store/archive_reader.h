@@ -108,6 +108,9 @@ class ArchiveReader {
   // following an archive that grows). At the end of a volume it names that
   // volume's end; before the first read, the start.
   format::IndexEntry position() const;
+  // Where the record returned last begins (the same form): a reader that
+  // starts there reads it again.
+  const format::IndexEntry& last_record() const { return last_record_; }
 
   // The next result (or <mark>); nullopt after the last. The spans inside
   // point into a buffer that stays valid until the next call.
@@ -162,6 +165,7 @@ class ArchiveReader {
   bool at_end_ = false;
   std::unique_ptr<format::RecordScanner> scanner_;
   uint64_t stopped_at_ = 0;  // where reading of the last volume stopped
+  format::IndexEntry last_record_;
 
 };
 
