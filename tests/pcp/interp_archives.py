@@ -18,6 +18,10 @@ record's):
   multi/m1, multi/m2   two archives, 0..10 and 20..30 every 2 s
   long      21 samples 1 s apart
   stale     disc/inst/str at 0, 10, 20 while `other` runs to 40
+  sparse    a counter over 500 instances every 0.1 s for 150 s, a discrete
+            value logged once (at 0) and an instant one every 60 s: rows
+            wait on the sparse ones longer than replay keeps samples for
+            (its look-ahead, interpolator.h)
 Each metric's type and semantics are in its table below.
 """
 
@@ -129,6 +133,13 @@ def main():
                        ("inst", T32, INSTANT, None), ("str", TSTRING, INSTANT, None, "none")],
           [(t, dict(other=t, disc=t // 10, inst=t // 10, str="s%d" % (t // 10))) if t <= 20
            else (t, dict(other=t)) for t in range(0, 41, 10)], version)
+    inst500 = [(i, "i%d" % i) for i in range(500)]
+    build(a("sparse"), [("cnt", TU64, COUNTER, inst500), ("once", T32, DISCRETE, None),
+                        ("minute", T32, INSTANT, None)],
+          [(k / 10, dict([("cnt", {"i%d" % i: k * (i + 1) for i in range(500)})] +
+                         ([("once", 42)] if k == 0 else []) +
+                         ([("minute", k)] if k % 600 == 0 else [])))
+           for k in range(1500)], version)
     build(a("long"), three, [(t, dict(cnt=t * t, inst=t, disc=t)) for t in range(0, 21)], version)
     print("ok")
 

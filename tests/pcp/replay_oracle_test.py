@@ -65,11 +65,11 @@ PY = "/usr/bin/python3"  # Debian's, with python3-pcp
 COUNTERS = {"basic": ["cnt", "c32s", "c64", "c64s", "cflt", "cdbl", "cms"],
             "round": ["cnt", "c32s", "c64", "c64s", "cdbl"], "late": ["cnt"], "mark": ["cnt"],
             "gap": ["cnt"], "indom": ["icnt"], "subsec": ["cnt"], "frac": ["cnt"],
-            "multi": ["cnt"], "long": ["cnt"]}
+            "multi": ["cnt"], "long": ["cnt"], "sparse": ["cnt"]}
 OTHERS = {"basic": ["inst", "dins", "disc", "ddisc"], "round": ["inst"],
           "late": ["inst", "disc", "other"], "mark": ["inst", "disc"], "gap": ["inst", "disc"],
           "indom": ["iinst", "idisc"], "subsec": ["inst", "disc", "dins"], "frac": ["inst", "disc"],
-          "multi": ["inst", "disc"], "long": ["inst", "disc"]}
+          "multi": ["inst", "disc"], "long": ["inst", "disc"], "sparse": ["once", "minute"]}
 LIVE = ["mmv.app.requests", "mmv.app.bytes", "mmv.app.errors"]
 LIVE_OTHERS = ["mmv.app.latency", "mmv.app.queue", "mmv.app.state"]
 OPTIONS = [["-t", "1sec"], ["-t", "3sec"], ["-t", "1.234567"], ["-t", "2sec", "-S", "+5"],
@@ -392,6 +392,18 @@ class ReplayOracleTest(unittest.TestCase):
         times = [line.split(",")[0] for line in m.stdout.split("\n")[1:] if line]
         self.assertIn("2023-11-14 22:00:05.000", times)
         self.assertEqual(len(times), 13)
+
+    def test_sparse_columns(self):
+        # Rows wait for the discrete value logged once and the instant one
+        # a minute apart: the look-ahead finds their next samples (or none).
+        pcp7.require()
+        for version, d in sorted(self.made.items()):
+            base = os.path.join(d, "sparse")
+            for args in (["-t", "1sec"], ["-t", "7sec", "-S", "+20"]):
+                with self.subTest(version=version, args=args):
+                    self.assertNoDiffs(compare_csv(base, args, ["cnt", "once"]), " ".join(args))
+                    for metric in ("once", "minute"):
+                        self.assertNoDiffs(compare_text("7.2", base, args, metric), metric)
 
     def test_instance_selection_and_zones(self):
         pcp7.require()
