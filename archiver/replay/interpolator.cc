@@ -87,7 +87,7 @@ Interpolator::Interpolator(const ColumnSet& columns, format::Timestamp base, con
       prev_kind_(columns.size(), kNoValue),
       prev_bits_(columns.size()),
       ahead_until_(columns.size(), INT64_MIN),
-      no_more_(columns.size(), 0) {
+      no_more_until_(columns.size(), INT64_MIN) {
   for (size_t c = 0; c < columns.size(); ++c) {
     rate_[c] = !raw && columns.desc(c).sem == format::kSemCounter;
   }
@@ -112,6 +112,7 @@ void Interpolator::Add(const Sample& s) {
     if (v.kind == kString) e.text = s.strings[v.bits];
     h.events.push_back(std::move(e));
     h.last_ns = ns;
+    no_more_until_[v.column] = INT64_MIN;
     ++kept_;
   }
 }
@@ -122,7 +123,7 @@ bool Interpolator::Waiting(size_t c, int64_t g) const {
   // Waiting for N only where P is a value: its last sample is before g
   // and no <mark> has come since.
   const History& h = hist_[c];
-  return !no_more_[c] && h.last_ns != INT64_MIN && h.last_ns < g && h.last_ns > last_mark_ns_;
+  return no_more_until_[c] < g && h.last_ns != INT64_MIN && h.last_ns < g && h.last_ns > last_mark_ns_;
 }
 
 bool Interpolator::WantsLookAhead() const {
@@ -163,7 +164,13 @@ bool Interpolator::AddAhead(const Sample& s) {
 void Interpolator::EndAhead() {
   const int64_t g = NextGridNs();
   for (size_t c = 0; c < hist_.size(); ++c) {
-    if (Waiting(c, g)) no_more_[c] = 1;
+    if (Waiting(c, g)) no_more_until_[c] = INT64_MAX;
+  }
+}
+
+void Interpolator::NothingMoreNow() {
+  for (size_t c = 0; c < hist_.size(); ++c) {
+    if (no_more_until_[c] != INT64_MAX) no_more_until_[c] = std::max(no_more_until_[c], last_record_ns_);
   }
 }
 

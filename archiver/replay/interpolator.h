@@ -85,6 +85,10 @@ class Interpolator {
   bool WantsLookAhead() const;
   bool AddAhead(const Sample& s);
   void EndAhead();
+  // Following a recording still being written: nothing more has been
+  // written yet. Rows waiting on a column's next sample are given as PCP's
+  // tools would show them now (that column without one).
+  void NothingMoreNow();
 
  private:
   struct Event {
@@ -135,7 +139,9 @@ class Interpolator {
   static constexpr int64_t kKeptBudget = int64_t{1} << 18;
   int64_t kept_ = 0;
   std::vector<int64_t> ahead_until_;
-  std::vector<uint8_t> no_more_;
+  // Per column: no sample follows its last one up to this time (INT64_MAX:
+  // none at all); INT64_MIN: not known.
+  std::vector<int64_t> no_more_until_;
   int64_t ahead_mark_until_ = INT64_MIN;
 };
 

@@ -158,7 +158,10 @@ absl::Status Replay::Run(const ReplayPlan& plan, const std::vector<Output*>& out
     }
     if (s == nullptr) {
       if (!plan.follow) break;
-      if (grid) drain();
+      if (grid) {
+        interp->NothingMoreNow();
+        drain();
+      }
       for (Output* o : outputs) o->Flush();
       if (!plan.sleep_until || !plan.sleep_until(absl::Now() + absl::Seconds(1))) break;
       continue;
