@@ -61,6 +61,12 @@ struct TestMetric {
   std::string units = "count";  // "count", "none", "ms", "bytes"
   std::vector<std::pair<int32_t, std::string>> instances;  // none: a singular metric
   std::string oneline, help;
+
+  TestMetric(std::string n, int32_t t, int32_t s, std::string u = "count",
+             std::vector<std::pair<int32_t, std::string>> insts = {}, std::string one = "",
+             std::string long_help = "")
+      : name(std::move(n)), type(t), sem(s), units(std::move(u)), instances(std::move(insts)),
+        oneline(std::move(one)), help(std::move(long_help)) {}
 };
 
 // A value, converted to the metric's type when written.
