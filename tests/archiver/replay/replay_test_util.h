@@ -48,8 +48,7 @@ inline constexpr int64_t kT0 = 1699999200;
 inline int64_t NsAfter(double t) { return static_cast<int64_t>(std::llround(t * 1e9)); }
 
 inline format::Timestamp At(double t) {
-  const int64_t ns = NsAfter(t);
-  return {kT0 + ns / 1000000000, static_cast<uint32_t>(ns % 1000000000)};
+  return format::ToTimestamp(absl::FromUnixSeconds(kT0) + absl::Nanoseconds(NsAfter(t)));
 }
 
 inline absl::Time TimeAt(double t) { return absl::FromUnixSeconds(kT0) + absl::Nanoseconds(NsAfter(t)); }
