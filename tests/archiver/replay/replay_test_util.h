@@ -98,7 +98,7 @@ struct Cell {
 inline uint32_t UnitsWord(const std::string& u) {
   format::PmUnits p;
   if (u == "count") p.dim_count = 1;
-  if (u == "ms") p.dim_time = 1, p.scale_time = 1;  // PM_TIME_MSEC
+  if (u == "ms") p.dim_time = 1, p.scale_time = format::kTimeMsec;
   if (u == "bytes") p.dim_space = 1;
   return format::UnitsToWord(p);
 }
