@@ -401,6 +401,23 @@ inline archiver::ReplayHeader HeaderFor(const Opened& o, bool raw, std::optional
   return h;
 }
 
+// Gives `rows` to `out` (Begin, TakeRow until it wants no more, End) and
+// returns what it wrote to `f`.
+inline std::string Feed(archiver::Output& out, CapturedFile& f, const Opened& o,
+                        const std::vector<archiver::Row>& rows, bool raw,
+                        std::optional<absl::Duration> step) {
+  out.Begin(HeaderFor(o, raw, step));
+  for (const archiver::Row& r : rows) {
+    if (!out.TakeRow(r)) break;
+  }
+  archiver::ReplayEnd end;
+  for (const archiver::ArchiveEntry& a : o.set.archives()) end.archives.push_back(a.base);
+  end.host = "host";
+  const absl::Status s = out.End(end);
+  EXPECT_TRUE(s.ok()) << s;
+  return f.text();
+}
+
 }  // namespace mmvlog::testing
 
 #endif  // MMVLOG_TESTS_ARCHIVER_REPLAY_REPLAY_TEST_UTIL_H_
