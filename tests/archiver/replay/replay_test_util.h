@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -251,6 +253,37 @@ class TestArchive {
   int version_ = 3;
   uint64_t index_bytes_ = 100'000;
 };
+
+// Damages record `n` (0: the first after the label) of <base>.0: its
+// trailing length no longer matches its header. False when there is no
+// such record.
+inline bool DamageRecord(const std::string& base, size_t n) {
+  const std::string vol = base + ".0";
+  std::string bytes;
+  {
+    std::ifstream in(vol, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  size_t at = 0;
+  bool label = true;
+  for (;;) {
+    if (at + 4 > bytes.size()) return false;
+    const uint32_t len = (uint32_t{static_cast<uint8_t>(bytes[at])} << 24) |
+                         (uint32_t{static_cast<uint8_t>(bytes[at + 1])} << 16) |
+                         (uint32_t{static_cast<uint8_t>(bytes[at + 2])} << 8) |
+                         uint32_t{static_cast<uint8_t>(bytes[at + 3])};
+    if (len < 8 || at + len > bytes.size()) return false;
+    if (!label && n-- == 0) {
+      bytes[at + len - 1] = static_cast<char>(bytes[at + len - 1] ^ 0x40);
+      break;
+    }
+    label = false;
+    at += len;
+  }
+  std::ofstream out(vol, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  return static_cast<bool>(out);
+}
 
 // Archives opened for replay: the set and its columns.
 struct Opened {

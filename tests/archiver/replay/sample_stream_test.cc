@@ -8,8 +8,6 @@
 
 #include <bit>
 #include <cstdint>
-#include <fstream>
-#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,7 +21,6 @@
 #include "archiver/store/archive_reader.h"
 #include "archiver/store/archive_writer.h"
 #include "format/archive_format.h"
-#include "format/endian.h"
 #include "tests/archiver/replay/replay_test_util.h"
 
 namespace mmvlog::archiver {
@@ -178,39 +175,12 @@ TEST(SampleStream, TwoArchivesHaveAMarkOneMillisecondAfterTheFirstOnesEnd) {
   EXPECT_THAT(s.read_archives(), ElementsAre(a, b));
 }
 
-// The offsets of the records of a volume (after its label).
-std::vector<size_t> RecordOffsets(const std::string& bytes) {
-  std::vector<size_t> out;
-  size_t at = 0;
-  bool label = true;
-  while (at + 4 <= bytes.size()) {
-    const uint32_t len = format::LoadBig32(reinterpret_cast<const uint8_t*>(bytes.data() + at));
-    if (len < 8 || at + len > bytes.size()) break;
-    if (!label) out.push_back(at);
-    label = false;
-    at += len;
-  }
-  return out;
-}
-
 TEST(SampleStream, DamageEndsThatArchiveAndTheNextIsRead) {
   const std::string a = Simple(0, 4, 0).Write("damaged");
   const std::string b = Simple(10, 11, 10).Write("after");
   // The third record's trailing length no longer matches its header.
   const std::string vol = a + ".0";
-  std::string bytes;
-  {
-    std::ifstream in(vol, std::ios::binary);
-    bytes.assign(std::istreambuf_iterator<char>(in), {});
-  }
-  const std::vector<size_t> records = RecordOffsets(bytes);
-  ASSERT_EQ(records.size(), 5u);
-  const size_t trailer = records[3] - 4;
-  bytes[trailer + 3] = static_cast<char>(bytes[trailer + 3] ^ 0x40);
-  {
-    std::ofstream out(vol, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  }
+  ASSERT_TRUE(testing::DamageRecord(a, 2));
   auto o = OpenArchives({a, b});
   ASSERT_NE(o, nullptr);
   SampleStream s(o->set.archives(), o->columns);
