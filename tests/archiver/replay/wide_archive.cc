@@ -1,9 +1,11 @@
-// wide_archive BASE SAMPLES [METRICS INSTANCES]: writes an archive as wide as
+// wide_archive BASE SAMPLES [METRICS INSTANCES [once]]: writes an archive as wide as
 // a large application's (default 20 metrics x 100 instances = 2,000 columns)
 // and SAMPLES records long, one a second, for the replay memory test: U64
 // counters, DOUBLE instants and U32 discrete values in turn, one string, and
 // a <mark> every 500 records. Values follow the record number, so an archive
-// 10x longer holds the same kinds of values, 10x as many.
+// 10x longer holds the same kinds of values, 10x as many. With "once", one
+// more metric, wide.once, is in the first record only (as pmlogger logs
+// hinv.* once at its start), and there is no <mark>.
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -31,10 +33,11 @@ int Fail(const absl::Status& s) {
 int main(int argc, char** argv) {
   using namespace mmvlog;
   int samples = 0, metrics = 20, instances = 100;
-  if ((argc != 3 && argc != 5) || !absl::SimpleAtoi(argv[2], &samples) ||
-      (argc == 5 && (!absl::SimpleAtoi(argv[3], &metrics) || !absl::SimpleAtoi(argv[4], &instances))) ||
+  const bool once = argc == 6 && std::string(argv[5]) == "once";
+  if ((argc != 3 && argc != 5 && !once) || !absl::SimpleAtoi(argv[2], &samples) ||
+      (argc >= 5 && (!absl::SimpleAtoi(argv[3], &metrics) || !absl::SimpleAtoi(argv[4], &instances))) ||
       samples <= 0 || metrics <= 0 || instances <= 0) {
-    std::fprintf(stderr, "usage: wide_archive BASE SAMPLES [METRICS INSTANCES]\n");
+    std::fprintf(stderr, "usage: wide_archive BASE SAMPLES [METRICS INSTANCES [once]]\n");
     return 2;
   }
   archiver::ArchiveOptions o;
@@ -66,6 +69,15 @@ int main(int argc, char** argv) {
     }
     if (absl::Status s = (*w)->AddDesc(d); !s.ok()) return Fail(s);
   }
+  const uint32_t once_pmid = format::PmidBuild(246, 1, 0);
+  if (once) {
+    format::Desc d;
+    d.pmid = once_pmid;
+    d.type = format::kTypeU32;
+    d.sem = format::kSemDiscrete;
+    d.names = {"wide.once"};
+    if (absl::Status s = (*w)->AddDesc(d); !s.ok()) return Fail(s);
+  }
   format::InDom in;
   in.indom = indom;
   in.timestamp = {kStart, 0};
@@ -86,7 +98,7 @@ int main(int argc, char** argv) {
     r.sets.push_back(set);
   }
   for (int k = 0; k < samples; ++k) {
-    if (k > 0 && k % 500 == 0) {
+    if (k > 0 && k % 500 == 0 && !once) {
       if (absl::Status s = (*w)->AppendMark({kStart + k - 1, 500'000'000}); !s.ok()) return Fail(s);
     }
     r.timestamp = {kStart + k, 0};
@@ -98,6 +110,17 @@ int main(int argc, char** argv) {
         v.f64 = std::sin(k * 0.01 + x) * 1000;
         if (m == metrics) v.bytes = absl::StrCat("state ", k % 7);
       }
+    }
+    if (once && k == 0) {
+      format::Result first = r;
+      format::ValueSet set;
+      set.pmid = once_pmid;
+      set.type = format::kTypeU32;
+      set.values.resize(1);
+      set.values[0].u64 = 42;
+      first.sets.push_back(set);
+      if (absl::Status s = (*w)->AppendResult(first); !s.ok()) return Fail(s);
+      continue;
     }
     if (absl::Status s = (*w)->AppendResult(r); !s.ok()) return Fail(s);
   }
