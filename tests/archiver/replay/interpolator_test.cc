@@ -346,6 +346,40 @@ TEST(Interpolator, TwoArchivesAreOneRecordingWithAGapBetween) {
               ElementsAre("0", "30", "60", "90", "-", "-", "-", "210", "240", "270", "300"));
 }
 
+// interp.c gives a counter of a non-numeric type PM_ERR_TYPE: no value.
+TEST(Interpolator, ACounterOfStringsHasNoValue) {
+  TestArchive a({{"scnt", format::kTypeString, format::kSemCounter, "none"},
+                 {"inst", format::kType32, format::kSemInstant}});
+  a.Record(0, {{"scnt", "a"}, {"inst", 1}});
+  a.Record(10, {{"scnt", "b"}, {"inst", 2}});
+  auto o = OpenArchives({a.Write("string_counter")});
+  ASSERT_NE(o, nullptr);
+  const std::vector<Row> rows = GridRows(*o, Grid(0, 5), true);
+  EXPECT_THAT(Values(rows, o->Col("scnt")), ElementsAre("-", "-", "-"));
+  EXPECT_THAT(Values(rows, o->Col("inst")), ElementsAre("1", "1", "2"));
+}
+
+// A v2 archive (microseconds) gives the same rows.
+TEST(Interpolator, AVersion2ArchiveGivesTheSameRows) {
+  TestArchive v3 = MarkArchive();
+  TestArchive v2 = MarkArchive();
+  v2.Version(2);
+  auto o3 = OpenArchives({v3.Write("mark_v3")});
+  auto o2 = OpenArchives({v2.Write("mark_v2")});
+  ASSERT_NE(o3, nullptr);
+  ASSERT_NE(o2, nullptr);
+  for (bool raw : {false, true}) {
+    const std::vector<Row> r3 = GridRows(*o3, Grid(0, 0.75), raw);
+    const std::vector<Row> r2 = GridRows(*o2, Grid(0, 0.75), raw);
+    ASSERT_EQ(r3.size(), r2.size());
+    EXPECT_EQ(Times(r3), Times(r2));
+    for (size_t c = 0; c < o3->columns.size(); ++c) {
+      EXPECT_EQ(Values(r3, c), Values(r2, c)) << c;
+      EXPECT_EQ(Shown(r3, c), Shown(r2, c)) << c;
+    }
+  }
+}
+
 // GridSpec: `end` bounds the grid (inclusive), max_points counts rows,
 // end_slack lets an open grid reach past the last record.
 TEST(Interpolator, GridEndsAtEndOrAfterMaxPoints) {
