@@ -1,5 +1,5 @@
-// Interpolator: the worked examples of the interpolation specification
-// (/work/scratch/interp-spec.md section 7: arch/basic, arch/mark, arch/late,
+// Interpolator: the worked examples of the checked specification of PCP's
+// interpolation (interp-spec.md section 7: arch/basic, arch/mark, arch/late,
 // arch/round, and arch/wrap, arch/multi from its experiments), written here
 // with ArchiveWriter as the experiments wrote them with LOGIMPORT (the label
 // at the first record). Expected values are what PCP printed for them:
