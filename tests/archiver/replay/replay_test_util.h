@@ -1,9 +1,10 @@
 // Set-up shared by the replay tests: small archives written with the real
-// ArchiveWriter as the interpolation experiments (the spec of PCP's
-// interpolation, interp-spec.md, section 7) wrote theirs with LOGIMPORT (metrics 245.0.N, the label start at
-// the first record, 2023-11-14 22:00:00 UTC, host "host"), the pipeline run
-// over them (SampleStream -> Interpolator or RecordRows), and cells as text
-// so that a column of a table test reads as PCP's output does.
+// ArchiveWriter as the interpolation experiments (interp-spec.md, the spec
+// of PCP's interpolation, section 7) wrote theirs with LOGIMPORT (metrics
+// 245.0.N, the label start at the first record, 2023-11-14 22:00:00 UTC,
+// host "host"), the pipeline run over them (SampleStream -> Interpolator or
+// RecordRows), and cells as text so that a column of a table test reads as
+// PCP's output does.
 #ifndef MMVLOG_TESTS_ARCHIVER_REPLAY_REPLAY_TEST_UTIL_H_
 #define MMVLOG_TESTS_ARCHIVER_REPLAY_REPLAY_TEST_UTIL_H_
 
