@@ -163,10 +163,10 @@ TEST(CsvOutput, ADiscreteInstanceIsEmptyWhenAnotherHasAValue) {
                           "2023-11-14 22:00:25.000,25,", "2023-11-14 22:00:30.000,30,"));
 }
 
-// BUG: a millisecond counter's rate is labelled "(time utilisation)" while
-// its cells hold milliseconds per second (500 for a 50% utilisation, as
-// pmrep prints it under "ms/s"): the label and the number disagree. (The
-// same DisplayUnits label is used by -o stats and the plots' panels.)
+// A millisecond counter's rate is labelled in the units of its cells,
+// milliseconds per second (500 for a 50% utilisation, as pmrep prints it),
+// not "time utilisation" (as it once was). The same DisplayUnits label is
+// used by -o stats and the plots' panels.
 TEST(CsvOutput, ATimeCounterRateIsLabelledInTheUnitsOfItsNumbers) {
   TestArchive a({{"busy", format::kTypeU64, format::kSemCounter, "ms"}});
   a.Record(0, {{"busy", 0}});

@@ -102,12 +102,11 @@ class ReplayMemoryTest(unittest.TestCase):
     def test_interpolated_text(self):
         self.check(["-t", "2sec", "-o", "text"])
 
-    # BUG: with a metric logged only in the first record (as pmlogger logs
-    # hinv.* once) the Interpolator gives no row until the end of the data
-    # (Ready() waits for that column's next sample, which never comes) and
-    # keeps every sample of every column meanwhile: 2,000 records of 2,000
-    # columns peaked at 240 MiB (200 records: 35 MiB; without that metric
-    # 17 MiB for either).
+    # A metric logged only in the first record (as pmlogger logs hinv.*
+    # once): rows wait for its next sample, which never comes, and the
+    # Interpolator's look-ahead must find that out rather than keep every
+    # sample of every column (2,000 records of 2,000 columns once peaked
+    # at 240 MiB; 200 records at 35 MiB).
     def test_interpolated_csv_with_a_metric_logged_once(self):
         self.check(["-t", "2sec", "-o", "csv"], bases=(self.once_short, self.once_long))
 

@@ -177,12 +177,11 @@ TEST(Replay, FollowingGivesTheGridRowsBeforeWaiting) {
   EXPECT_GE(RowsBeforeWaiting(a.Write("follow")), 49);
 }
 
-// BUG: a metric logged once (its only value in the first record, as
-// pmlogger logs hinv.*) holds every grid row back while following: the
-// Interpolator waits for that column's next sample (Ready()), which a
-// finished or live recording may never have, so `replay --follow -t` prints
-// nothing until it is stopped (and then everything at once, from memory
-// that grew with the recording).
+// A metric logged once (its only value in the first record, as pmlogger
+// logs hinv.*) must not hold every grid row back while following: the
+// Interpolator waits for that column's next sample, which a live recording
+// may never have; once nothing more is written the rows are given as PCP
+// would show them then (it once printed nothing until stopped).
 TEST(Replay, FollowingGivesTheGridRowsBeforeWaitingWithAMetricLoggedOnce) {
   TestArchive a({{"every", format::kTypeU32, format::kSemCounter}, {"once", format::kType32, format::kSemDiscrete}});
   a.Record(0, {{"every", 0}, {"once", 42}});

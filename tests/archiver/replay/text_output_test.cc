@@ -273,10 +273,9 @@ TEST(TextOutput, AnExclamationMarkForACounterGoingDown) {
                           "22:00:30.000        -50"));
 }
 
-// BUG: pmval's printreal prints "!" for any negative value of a counter
-// metric (pmval.c printvals passes the metric's semantics), so pmval -t 5
-// -r cdbl prints "!" at 15..30; TextOutput passes counter=false for raw
-// FLOAT/DOUBLE values and prints "-2.500E+01".
+// pmval's printreal prints "!" for any negative value of a counter metric
+// (pmval.c printvals passes the metric's semantics), raw ones too: pmval
+// -t 5 -r cdbl prints "!" at 15..30 (it was "-2.500E+01" here once).
 TEST(TextOutput, RawNegativeDoubleCounterIsAnExclamationMarkAsPmvalPrintsIt) {
   const std::string base = Wrap().Write("text_wrap_dbl");
   EXPECT_THAT(Rows(base, "cdbl", 5, true),
