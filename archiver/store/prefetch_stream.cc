@@ -49,8 +49,10 @@ void PrefetchStream::Run() {
       ended_ = true;
     } else {
       buf.resize(*n);
+      // A stream reads short at its end, or before an error it returns
+      // next: read on until it returns nothing (or the error).
       if (*n > 0) full_.push_back(std::move(buf));
-      if (*n < chunk_) ended_ = true;  // a stream reads short only at its end
+      if (*n == 0) ended_ = true;
     }
     cv_.notify_all();
     if (ended_) return;
@@ -61,10 +63,7 @@ absl::StatusOr<size_t> PrefetchStream::Read(std::span<uint8_t> out) {
   if (!first_read_done_) {
     first_read_done_ = true;
     absl::StatusOr<size_t> n = inner_->Read(out);
-    if (n.ok()) {
-      position_ += *n;
-      if (*n < out.size()) ended_ = true;
-    }
+    if (n.ok()) position_ += *n;
     return n;
   }
   size_t done = 0;
@@ -76,7 +75,12 @@ absl::StatusOr<size_t> PrefetchStream::Read(std::span<uint8_t> out) {
       done += n;
       continue;
     }
-    if (finished_) break;
+    if (finished_) {
+      // The end: an error waiting behind the bytes given is given now.
+      std::lock_guard<std::mutex> lock(mu_);
+      if (done == 0 && !error_.ok()) return std::exchange(error_, absl::OkStatus());
+      break;
+    }
     Start();
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [&] { return !full_.empty() || ended_; });
@@ -91,10 +95,7 @@ absl::StatusOr<size_t> PrefetchStream::Read(std::span<uint8_t> out) {
     }
     // Ended: the bytes before an error go out first, the error next time.
     finished_ = true;
-    if (!error_.ok() && done == 0) {
-      position_ += done;
-      return std::exchange(error_, absl::OkStatus());
-    }
+    if (!error_.ok() && done == 0) return std::exchange(error_, absl::OkStatus());
   }
   position_ += done;
   return done;
