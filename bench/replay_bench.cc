@@ -20,20 +20,18 @@
 //   BM_DecodeResultInto  the same bytes: framing, format::DecodeResultInto
 //                        into one reused DecodedResult and
 //                        format::FixedValueFromDecoded for every value (what
-//                        ArchiveReader::NextInto and ReadTimeline do).
+//                        ArchiveReader::NextInto and the replay stream do).
 //   BM_ArchiveReaderNext archiver::ArchiveReader::Open (reads .meta) and
 //                        NextInto over every record from the files (the
 //                        page cache), FixedValueFromDecoded for every value:
 //                        mmvlog's side of BM_PcpFetchArchive.
-//   BM_ReadTimeline      archiver::ReadTimeline from the files: .meta, the
-//                        volume read from the page cache, every value decoded
-//                        into the timeline (what every replay output starts
-//                        with).
-//   BM_ReplayRates       ReadTimeline, then archiver::RowNumbers of every row:
-//                        counters as rates, as --csv computes them.
-//   BM_ReplayCsv         ReadTimeline, then the text of `replay --csv` (header
-//                        and every row, cmd/replay_csv.h) into a string that is
-//                        emptied after each row, as replay writes it out.
+//   BM_ReplayRows        archiver::Replay from the files to rows at the
+//                        records, counters as rates, as every output takes
+//                        them (.meta, columns, the stream, RecordRows).
+//   BM_ReplayInterpolated the same on a -t grid (archiver/replay/
+//                        interpolator.h), as pmval -t and pmrep -t show it.
+//   BM_ReplayCsv         the whole `replay --csv` (archiver/replay/
+//                        csv_output.h), written to /dev/null.
 //   BM_PcpFetchArchive   libpcp: a new archive context (reads .meta), then
 //                        pmFetchArchive of every record, each value read from
 //                        its pmValueBlock, pmFreeResult. The libpcp side of
@@ -59,9 +57,9 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "archiver/store/archive_reader.h"
+#include "archiver/replay/csv_output.h"
 #include "archiver/replay/replay.h"
 #include "bench/bench_archive.h"
-#include "cmd/replay_csv.h"
 #include "format/archive_format.h"
 #include "format/archive_framing.h"
 #include "format/archive_result.h"
@@ -244,41 +242,72 @@ void BM_ArchiveReaderNext(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * shape.values());
 }
 
-void BM_ReadTimeline(benchmark::State& state) {
+// Counts what reaches an output: rows and the numbers in them.
+class CountingOutput : public archiver::Output {
+ public:
+  bool TakeRow(const archiver::Row& row) override {
+    ++rows;
+    for (size_t c = 0; c < row.shown.size(); ++c) {
+      if (row.shown[c] == archiver::kNumber) sum += row.numbers[c], ++numbers;
+    }
+    return true;
+  }
+  absl::Status End(const archiver::ReplayEnd&) override { return absl::OkStatus(); }
+  int64_t rows = 0, numbers = 0;
+  double sum = 0;
+};
+
+// One whole replay of the archive into `outputs`; false on an error.
+bool RunReplay(const std::string& base, const archiver::ReplayPlan& plan,
+               const std::vector<archiver::Output*>& outputs, benchmark::State& state) {
+  absl::StatusOr<archiver::Replay> replay = archiver::Replay::Open({base}, archiver::Selection());
+  if (!replay.ok()) {
+    state.SkipWithError(replay.status().ToString().c_str());
+    return false;
+  }
+  archiver::ReplayReport report;
+  absl::Status s = replay->Run(plan, outputs, [](archiver::LogLevel, const std::string&) {}, &report);
+  if (!s.ok() || !report.damaged.empty()) {
+    state.SkipWithError(s.ok() ? report.damaged[0].c_str() : s.ToString().c_str());
+    return false;
+  }
+  return true;
+}
+
+archiver::ReplayPlan Plan() {
+  archiver::ReplayPlan plan;
+  plan.zone = absl::UTCTimeZone();
+  return plan;
+}
+
+void BM_ReplayRows(benchmark::State& state) {
   const Shape shape = ShapeOf(state);
   absl::StatusOr<std::string> base = TheArchives().Get(shape.spec);
   if (!base.ok()) return state.SkipWithError(base.status().ToString().c_str());
   for (auto _ : state) {
-    absl::StatusOr<archiver::Timeline> t = archiver::ReadTimeline({*base}, {});
-    if (!t.ok()) return state.SkipWithError(t.status().ToString().c_str());
-    if (t->rows.size() != static_cast<size_t>(shape.spec.samples)) {
-      return state.SkipWithError("wrong number of rows");
+    CountingOutput out;
+    if (!RunReplay(*base, Plan(), {&out}, state)) return;
+    // One row per sample; no rate in the first.
+    if (out.rows != shape.spec.samples ||
+        out.numbers != shape.values() - int64_t{shape.spec.metrics} * shape.spec.instances) {
+      return state.SkipWithError("wrong number of rows or rates");
     }
-    benchmark::DoNotOptimize(t->rows.data());
+    benchmark::DoNotOptimize(out.sum);
   }
   state.SetItemsProcessed(state.iterations() * shape.values());
 }
 
-void BM_ReplayRates(benchmark::State& state) {
+void BM_ReplayInterpolated(benchmark::State& state) {
   const Shape shape = ShapeOf(state);
   absl::StatusOr<std::string> base = TheArchives().Get(shape.spec);
   if (!base.ok()) return state.SkipWithError(base.status().ToString().c_str());
+  archiver::ReplayPlan plan = Plan();
+  plan.interval = absl::Seconds(3);  // the recording's own interval, offset from it
   for (auto _ : state) {
-    absl::StatusOr<archiver::Timeline> t = archiver::ReadTimeline({*base}, {});
-    if (!t.ok()) return state.SkipWithError(t.status().ToString().c_str());
-    double sum = 0;
-    int64_t n = 0;
-    archiver::RowNumbers numbers(*t, false);
-    for (size_t r = 0; r < t->rows.size(); ++r) {
-      for (const std::optional<double>& v : numbers.Of(r)) {
-        if (v) sum += *v, ++n;
-      }
-    }
-    // No rate in the first sample.
-    if (n != shape.values() - int64_t{shape.spec.metrics} * shape.spec.instances) {
-      return state.SkipWithError("wrong number of rates");
-    }
-    benchmark::DoNotOptimize(sum);
+    CountingOutput out;
+    if (!RunReplay(*base, plan, {&out}, state)) return;
+    if (out.rows < shape.spec.samples - 1) return state.SkipWithError("too few grid rows");
+    benchmark::DoNotOptimize(out.sum);
   }
   state.SetItemsProcessed(state.iterations() * shape.values());
 }
@@ -287,22 +316,13 @@ void BM_ReplayCsv(benchmark::State& state) {
   const Shape shape = ShapeOf(state);
   absl::StatusOr<std::string> base = TheArchives().Get(shape.spec);
   if (!base.ok()) return state.SkipWithError(base.status().ToString().c_str());
-  int64_t bytes = 0;
+  std::FILE* null = std::fopen("/dev/null", "w");
   for (auto _ : state) {
-    absl::StatusOr<archiver::Timeline> t = archiver::ReadTimeline({*base}, {});
-    if (!t.ok()) return state.SkipWithError(t.status().ToString().c_str());
-    std::string out = cmd::CsvHeader(*t, false);
-    bytes += static_cast<int64_t>(out.size());
-    archiver::RowNumbers numbers(*t, false);
-    for (size_t r = 0; r < t->rows.size(); ++r) {
-      out.clear();
-      cmd::AppendCsvRow(*t, r, false, "2023-11-14 22:13:20.000", numbers, &out);
-      bytes += static_cast<int64_t>(out.size());
-      benchmark::DoNotOptimize(out.data());
-    }
+    archiver::CsvOutput out(null, 0);
+    if (!RunReplay(*base, Plan(), {&out}, state)) break;
   }
+  std::fclose(null);
   state.SetItemsProcessed(state.iterations() * shape.values());
-  state.SetBytesProcessed(bytes);
 }
 
 void BM_PcpFetchArchive(benchmark::State& state) {
@@ -352,8 +372,8 @@ void Shapes(benchmark::internal::Benchmark* b) {
 BENCHMARK(BM_DecodeResult)->Apply(Shapes);
 BENCHMARK(BM_DecodeResultInto)->Apply(Shapes);
 BENCHMARK(BM_ArchiveReaderNext)->Apply(Shapes);
-BENCHMARK(BM_ReadTimeline)->Apply(Shapes);
-BENCHMARK(BM_ReplayRates)->Apply(Shapes);
+BENCHMARK(BM_ReplayRows)->Apply(Shapes);
+BENCHMARK(BM_ReplayInterpolated)->Apply(Shapes);
 BENCHMARK(BM_ReplayCsv)->Apply(Shapes);
 BENCHMARK(BM_PcpFetchArchive)->Apply(Shapes);
 

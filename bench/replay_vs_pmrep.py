@@ -135,6 +135,9 @@ def main():
                          ".meta compressed so (xz as pmlogcompress: -2 --block-size=10MiB); "
                          "pmrep is run on what PCP 6.0.3 reads (not .zst)")
     ap.add_argument("--modes", default="rates,raw")
+    ap.add_argument("--interval", default="",
+                    help="resample every INTERVAL (both tools' -t) instead of every record "
+                         "(pmrep -u)")
     args = ap.parse_args()
 
     print("building //cmd:mmvlog //bench:make_archive (-c opt)", file=sys.stderr)
@@ -174,13 +177,21 @@ def main():
                 print("%s: volume %.1f MB compressed" % (
                     codec, os.path.getsize(base + ".0." + codec) / 1e6))
             pmrep_reads = codec in ("none", "xz", "gz", "bz2")
+            if codec == "xz":
+                # The floor for this file: xz alone decompressing the volume.
+                floor = [run_timed(["xz", "-dc", base + ".0.xz"], os.devnull, env)
+                         for _ in range(args.runs)]
+                xz_floor = (statistics.median(f[0] for f in floor), statistics.median(f[1] for f in floor))
+                print("%-5s %-6s %-8s %10.3f %10.3f" % ("xz", "-", "xz -dc", xz_floor[0], xz_floor[1]))
             for mode, ours_flags, their_flags in (("rates", [], []), ("raw", ["--raw"], ["-r"])):
                 if mode not in args.modes.split(","):
                     continue
-                ours = [mmvlog, "replay", "--csv"] + ours_flags + [base, "bench"]
+                grid = ["-t", args.interval] if args.interval else []
+                ours = [mmvlog, "replay", "--csv"] + grid + ours_flags + [base, "bench"]
                 # pmrep on the plain archive where PCP 6.0.3 cannot read the codec.
                 theirs_base = base if pmrep_reads else archive
-                theirs = [PYTHON, PMREP, "-a", theirs_base, "-o", "csv", "-u"] + their_flags + ["bench"]
+                theirs = ([PYTHON, PMREP, "-a", theirs_base, "-o", "csv"] + (grid or ["-u"]) +
+                          their_flags + ["bench"])
                 out_ours = os.path.join(work, "mmvlog.%s.%s.csv" % (codec, mode))
                 out_theirs = os.path.join(work, "pmrep.%s.%s.csv" % (codec, mode))
                 times = {"mmvlog": [], "pmrep": []}
@@ -200,6 +211,8 @@ def main():
                            "" if tool == "mmvlog" or pmrep_reads else " (plain archive)"))
                 ratios.append((codec, mode, med["pmrep"][0] / med["mmvlog"][0],
                                med["pmrep"][1] / med["mmvlog"][1], rows, cols, compared))
+                if codec == "xz":
+                    print("xz %s: mmvlog / xz -dc = %.2fx wall" % (mode, med["mmvlog"][0] / xz_floor[0]))
                 for f in (out_ours, out_theirs):
                     os.unlink(f)
         print("load average after: %s" % " ".join(open("/proc/loadavg").read().split()[:3]))

@@ -83,7 +83,14 @@ int RunCapture(CaptureFlags& f, const Invocation& inv) {
   }
   archiver::RecorderOptions opts = setup->recorder;
   opts.archive_base = output;
-  archiver::Recorder recorder(opts, LogLine);
+  // The first error the recorder logged (a write that failed): what lost
+  // samples are put down to in the last words.
+  std::string first_error;
+  archiver::Recorder recorder(opts, [&first_error](archiver::LogLevel level,
+                                                   const std::string& line) {
+    if (level == archiver::LogLevel::kError && first_error.empty()) first_error = line;
+    LogLine(level, line);
+  });
   if (absl::Status s = BecomeUser(*setup, recorder); !s.ok()) return Fail(std::string(s.message()));
   InstallStopSignals();
 
@@ -151,6 +158,26 @@ int RunCapture(CaptureFlags& f, const Invocation& inv) {
     return otherwise;
   };
   const auto& st = recorder.stats();
+  const std::string archive =
+      recorder.archives().empty() ? output : recorder.archives().back();
+  // Samples the archive could not take (a full disk, EDQUOT, EFBIG, EIO:
+  // the recorder drops them and tries again each tick). A one-shot job must
+  // know its capture is incomplete: exit 1 (or the command's failure), and
+  // say how many of how many, and why.
+  const uint64_t lost = st.dropped;
+  auto lost_words = [&] {
+    std::string why = first_error;
+    if (const size_t cut = why.find("; samples are dropped"); cut != std::string::npos) {
+      why.resize(cut);
+    }
+    return absl::StrCat("lost ", lost, " of ", lost + st.samples, " samples",
+                        why.empty() ? "" : absl::StrCat(" (", why, ")"));
+  };
+  // With a command, its failure is kept; its success does not hide a loss.
+  auto lost_status = [&] {
+    const int command = command_status(kExitFailure);
+    return command == kExitOk ? kExitFailure : command;
+  };
   if (!status.ok() || st.samples == 0) {
     // Nothing recorded: leave no empty or partial archive behind (the
     // check above showed none of these files existed before). An archive
@@ -158,7 +185,17 @@ int RunCapture(CaptureFlags& f, const Invocation& inv) {
     if (st.samples == 0) {
       for (const char* ext : {".meta", ".index", ".0"}) ::unlink(absl::StrCat(output, ext).c_str());
     }
-    if (!status.ok()) return Fail(std::string(status.message()));
+    if (!status.ok()) {
+      Fail(absl::StrCat(status.message(), "; ",
+                        st.samples == 0 ? "no archive written"
+                                        : absl::StrCat(archive, " holds ", st.samples, " samples"),
+                        lost > 0 ? absl::StrCat(", ", lost_words()) : ""));
+      return kExitFailure;
+    }
+    if (lost > 0) {
+      Fail(absl::StrCat(lost_words(), "; no archive written"));
+      return lost_status();
+    }
     Fail(absl::StrCat("nothing recorded: no MMV metrics in ",
                       opts.mmv_dir.empty() ? "the files named" : opts.mmv_dir,
                       opts.mmv_dir.empty() || opts.files.empty() ? "" : " or the files named",
@@ -166,12 +203,16 @@ int RunCapture(CaptureFlags& f, const Invocation& inv) {
     return command_status(kExitFailure);
   }
   std::printf("archive %s: %llu samples, %zu metrics, %llu values, %llu marks, %llu bytes\n",
-              recorder.archives().empty() ? output.c_str() : recorder.archives().back().c_str(),
-              static_cast<unsigned long long>(st.samples), recorder.metrics(),
+              archive.c_str(), static_cast<unsigned long long>(st.samples), recorder.metrics(),
               static_cast<unsigned long long>(st.values), static_cast<unsigned long long>(st.marks),
               static_cast<unsigned long long>(recorder.bytes_written()));
   // How well the schedule held (stdout keeps the one summary line).
   LogLine(archiver::LogLevel::kInfo, absl::StrCat("schedule: ", loop_stats.Summary()));
+  if (lost > 0) {
+    std::fflush(stdout);
+    Fail(absl::StrCat(lost_words(), "; ", archive, " holds the other ", st.samples));
+    return lost_status();
+  }
   return command_status(kExitOk);
 }
 

@@ -21,7 +21,7 @@ _mmvlog_options() {
     replay)
       echo "-a --archive -i --instances -S --start -T --finish -O --origin -A --align \
 -t --interval -s --samples -z --hostzone -Z --timezone -o --output --dump --csv --json \
---stats -r --raw --plot --html --follow --to-mmv --speed -h --help" ;;
+--stats --text -r --raw --plot --html --follow --to-mmv --speed -h --help" ;;
     check) echo "--repair -h --help" ;;
     inspect) echo "--json -h --help" ;;
     demo) echo "--dir --steps -h --help" ;;
@@ -69,7 +69,7 @@ _mmvlog() {
       [[ "$sub" == replay ]] && { _mmvlog_archives "$cur"; return 0; } ;;
     -o|--output)
       if [[ "$sub" == replay ]]; then
-        mapfile -t COMPREPLY < <(compgen -W "summary dump csv json stats" -- "$cur")
+        mapfile -t COMPREPLY < <(compgen -W "summary dump csv json stats text" -- "$cur")
         return 0
       fi
       mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return 0 ;;

@@ -307,6 +307,12 @@ absl::StatusOr<TimeWindow> ResolveTimeWindow(const TimeWindowSpec& spec, absl::T
     if (!t.ok()) return named("-T", spec.end, t.status());
     w.end = std::min(*t, log_end);
   }
+  if (w.end < w.start && spec.allow_empty) {
+    w.origin = w.start;
+    w.warning = absl::StrCat("the time window (", TimeText(w.start, zone), " to ",
+                             TimeText(w.end, zone), ") ends before it starts: nothing to show");
+    return w;
+  }
   if (w.end < w.start) {
     if (!spec.end.empty()) {
       return absl::InvalidArgumentError(absl::StrCat(

@@ -38,6 +38,9 @@ struct TimeWindowSpec {
   std::string end;     // -T
   std::string align;   // -A (an interval)
   std::string origin;  // -O
+  // A window that ends before it starts is empty, not an error (pmval and
+  // pmrep then print no sample).
+  bool allow_empty = false;
 };
 
 struct TimeWindow {
@@ -53,7 +56,9 @@ struct TimeWindow {
 // against (the resolved start, log_end) — so "-T 10min" is ten minutes after
 // -S — and trimmed to log_end; -O against (start, end), clamped into the
 // window and aligned by -A. Unlike libpcp, a window that ends before it
-// starts is an error. InvalidArgument naming the option and its text.
+// starts is an error, unless spec.allow_empty (then end < start, origin is
+// start, and `warning` says so). InvalidArgument naming the option and its
+// text.
 absl::StatusOr<TimeWindow> ResolveTimeWindow(const TimeWindowSpec& spec, absl::Time log_start,
                                              absl::Time log_end, absl::TimeZone zone);
 

@@ -326,7 +326,16 @@ void Recorder::Broken(const absl::Status& why) {
   phase_ = Phase::kOutage;
   closed_archive_bytes_ += writer_->total_bytes();
   (void)writer_->Close();
+  CountUnwritten();
   writer_.reset();
+}
+
+void Recorder::CountUnwritten() {
+  // Held results that never reached the archive were counted as written.
+  const uint64_t lost = writer_->unwritten_results();
+  stats_.dropped += lost;
+  stats_.samples -= std::min(stats_.samples, lost);
+  stats_.results -= std::min(stats_.results, lost);
 }
 
 bool Recorder::TryResume() {
@@ -335,6 +344,15 @@ bool Recorder::TryResume() {
   if (!w.ok()) return false;
   writer_ = std::move(*w);
   ++writer_serial_;
+  // The failed writer may have lost any part of a file's metadata: describe
+  // every file again (the resumed writer skips what the archive holds).
+  context_labelled_ = false;
+  for (auto& [name, st] : files_) {
+    st.described.clear();
+    st.described_indoms.clear();
+    st.described_cluster = false;
+    st.described_plan = UINT64_MAX;
+  }
   closed_archive_bytes_ -= std::min(closed_archive_bytes_, writer_->total_bytes());
   phase_ = Phase::kResuming;
   gap_ = true;
@@ -962,14 +980,16 @@ absl::Status Recorder::Close() {
     log_(LogLevel::kInfo, absl::StrCat("nothing recorded in ", current_base_, "; removed it"));
     return absl::OkStatus();
   }
-  // The epilogue, a millisecond after the last record (pmlogger's run_done).
-  absl::Status s = absl::OkStatus();
-  if (have_result_) {
+  // The epilogue, a millisecond after the last record (pmlogger's run_done),
+  // after what is held: it is no sample to count as lost.
+  absl::Status s = writer_->holding_records() ? writer_->ReleaseRecords() : absl::OkStatus();
+  if (have_result_ && s.ok()) {
     s = WriteLogue(format::ToTimestamp(format::ToAbslTime(writer_->last_stamp()) +
                                        absl::Milliseconds(1)));
   }
   absl::Status closed = writer_->Close();
   if (s.ok()) s = closed;
+  CountUnwritten();
   closed_archive_bytes_ += writer_->total_bytes();  // with the final index entry
   for (std::string& v : writer_->TakeFinishedVolumes()) finished_volumes_.push_back(std::move(v));
   writer_.reset();

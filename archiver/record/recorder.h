@@ -224,6 +224,9 @@ class Recorder {
   absl::Status OpenArchive(absl::Time now);
   // After a write error: the archive cannot take more until it is resumed.
   void Broken(const absl::Status& why);
+  // After the writer closed: its held results that never reached the
+  // archive become dropped samples.
+  void CountUnwritten();
   bool TryResume();
   // After a sample written in full: logs the end of an outage, if any.
   void OutageOver();

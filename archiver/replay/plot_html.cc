@@ -39,6 +39,21 @@ dl.help dd { margin-left: 1.5em; white-space: pre-wrap; }
 // milliseconds of the chosen zone's wall clock, shown with labelsUTC so that
 // the browser's own zone does not shift them.
 constexpr char kPageScript[] = R"(
+function pad(n, w) { var s = String(n); while (s.length < w) s = '0' + s; return s; }
+// Times as the zone's wall clock (the data is already shifted: read in UTC):
+// HH:MM:SS, with milliseconds when the tick has them, the date at midnight.
+function wallClock(d) {
+  var t = pad(d.getUTCHours(), 2) + ':' + pad(d.getUTCMinutes(), 2) + ':' + pad(d.getUTCSeconds(), 2);
+  if (d.getUTCMilliseconds()) t += '.' + pad(d.getUTCMilliseconds(), 3);
+  if (t === '00:00:00') t = d.getUTCFullYear() + '-' + pad(d.getUTCMonth() + 1, 2) + '-' + pad(d.getUTCDate(), 2);
+  return t;
+}
+function wallClockFull(ms) {
+  var d = new Date(ms);
+  return d.getUTCFullYear() + '-' + pad(d.getUTCMonth() + 1, 2) + '-' + pad(d.getUTCDate(), 2) + ' ' +
+         pad(d.getUTCHours(), 2) + ':' + pad(d.getUTCMinutes(), 2) + ':' + pad(d.getUTCSeconds(), 2) + '.' +
+         pad(d.getUTCMilliseconds(), 3);
+}
 window.addEventListener('load', function () {
   PANELS.forEach(function (p, k) {
     var rows = p.rows.map(function (r) {
@@ -51,6 +66,7 @@ window.addEventListener('load', function () {
       legend: 'always',
       labelsSeparateLines: false,
       ylabel: p.units,
+      axes: { x: { axisLabelFormatter: wallClock, valueFormatter: wallClockFull } },
       showRangeSelector: true,
       connectSeparatedPoints: false,
       strokeWidth: 1.5,
@@ -62,34 +78,54 @@ window.addEventListener('load', function () {
 
 }  // namespace
 
-std::string RenderHtml(const Timeline& t, const std::vector<size_t>& rows,
-                       const PlotOptions& options) {
-  const std::vector<PlotPanel> panels = PanelsByUnit(t, rows, options);
-  const std::string title = PlotTitle(t, rows, options.zone);
-  // The data: per panel its units, series names and rows [ms, v, v, ...].
+std::string RenderHtml(const PlotData& plot, const PlotOptions& options) {
+  const std::vector<PlotPanel>& panels = plot.panels;
+  const std::string& title = plot.title;
+  // Times arrive as milliseconds of the zone's wall clock.
+  auto wall_ms = [&](int64_t ns) {
+    const absl::Time when = absl::FromUnixNanos(ns);
+    return absl::ToUnixMillis(when) + int64_t{options.zone.At(when).offset} * 1000;
+  };
+  // The data: per panel its units, series names and rows [ms, v, v, ...]:
+  // per bucket one row at its first row's time, and one at its last when
+  // it holds more, with each series' lowest and highest number in the
+  // order they came (down-sampled as plot_data.h says); a row of nulls
+  // before a bucket where a series had a gap breaks its line there.
   std::string data = "[";
   for (size_t k = 0; k < panels.size(); ++k) {
     const PlotPanel& p = panels[k];
     absl::StrAppend(&data, k ? "," : "", "{\"units\":", format::JsonString(UnitsLabel(p.units)),
                     ",\"series\":[");
-    for (size_t s = 0; s < p.columns.size(); ++s) {
-      absl::StrAppend(&data, s ? "," : "", format::JsonString(t.columns[p.columns[s]].label()));
+    for (size_t s = 0; s < p.series.size(); ++s) {
+      absl::StrAppend(&data, s ? "," : "", format::JsonString(p.series[s].label));
     }
     absl::StrAppend(&data, "],\"rows\":[");
     bool first = true;
-    for (size_t r : rows) {
-      const absl::Time when = format::ToAbslTime(t.rows[r].time);
-      const int64_t ms =
-          absl::ToUnixMillis(when) + int64_t{options.zone.At(when).offset} * 1000;
-      absl::StrAppend(&data, first ? "" : ",", "[", ms);
+    auto row = [&](int64_t ns, const std::vector<std::string>& cells) {
+      absl::StrAppend(&data, first ? "" : ",", "[", wall_ms(ns));
       first = false;
-      for (size_t c : p.columns) {
-        // A <mark> row has no values: the lines break there.
-        std::optional<double> v;
-        if (!t.rows[r].mark) v = NumericValue(t, r, c, options.raw);
-        absl::StrAppend(&data, ",", v ? format::JsonNumber(*v) : "null");
-      }
+      for (const std::string& c : cells) absl::StrAppend(&data, ",", c);
       absl::StrAppend(&data, "]");
+    };
+    std::vector<std::string> a(p.series.size()), b(p.series.size());
+    for (size_t i = 0; i < PlotData::kBuckets; ++i) {
+      if (plot.bucket_first_ns[i] == 0) continue;
+      const int64_t t0 = plot.bucket_first_ns[i], t1 = plot.bucket_last_ns[i];
+      bool any = false, gap = false;
+      for (size_t s = 0; s < p.series.size(); ++s) {
+        const PlotBucket& x = p.series[s].buckets[i];
+        a[s] = b[s] = "null";
+        if (x.count == 0) continue;
+        any = true;
+        gap |= x.gap;
+        const bool lo_first = x.lo_ns <= x.hi_ns;
+        a[s] = format::JsonNumber(lo_first ? x.lo : x.hi);
+        b[s] = x.count > 1 ? format::JsonNumber(lo_first ? x.hi : x.lo) : a[s];
+      }
+      if (!any) continue;
+      if (gap && !first) row(t0 - 1, std::vector<std::string>(p.series.size(), "null"));
+      row(t0, a);
+      if (t1 != t0) row(t1, b);
     }
     absl::StrAppend(&data, "]}");
   }
@@ -107,10 +143,10 @@ std::string RenderHtml(const Timeline& t, const std::vector<size_t>& rows,
                   options.raw ? "Values as stored." : "Counters as rates per second.",
                   " Drag to zoom, double-click to zoom out, or use the range selector under each "
                   "chart. Times are wall-clock times in ",
-                  Escape(rows.empty() ? options.zone.name()
-                                      : absl::FormatTime("%Z (UTC%Ez)",
-                                                         format::ToAbslTime(t.rows[rows[0]].time),
-                                                         options.zone)),
+                  Escape(!plot.first_ns ? options.zone.name()
+                                        : absl::FormatTime("%Z (UTC%Ez)",
+                                                           absl::FromUnixNanos(*plot.first_ns),
+                                                           options.zone)),
                   ".</p>\n");
   if (panels.empty()) absl::StrAppend(&o, "<p>No numeric values to plot.</p>\n");
   for (size_t k = 0; k < panels.size(); ++k) {
@@ -122,17 +158,10 @@ std::string RenderHtml(const Timeline& t, const std::vector<size_t>& rows,
       absl::StrAppend(&o, "<p>And ", p.left_out, " more series of these units, not drawn.</p>\n");
     }
     absl::StrAppend(&o, "<dl class=\"help\">\n");
-    std::vector<uint32_t> shown;
-    for (size_t c : p.columns) {
-      const uint32_t pmid = t.columns[c].pmid;
-      if (std::find(shown.begin(), shown.end(), pmid) != shown.end()) continue;
-      shown.push_back(pmid);
-      auto it = t.help.find(pmid);
-      const std::string oneline = it != t.help.end() ? it->second.first : "";
-      const std::string text = it != t.help.end() ? it->second.second : "";
-      absl::StrAppend(&o, "<dt>", Escape(t.columns[c].metric), "</dt><dd>",
-                      Escape(oneline.empty() && text.empty() ? "(no help text)" : oneline),
-                      text.empty() || text == oneline ? "" : absl::StrCat("\n", Escape(text)),
+    for (const PlotData::Help& h : plot.help[k]) {
+      absl::StrAppend(&o, "<dt>", Escape(h.metric), "</dt><dd>",
+                      Escape(h.oneline.empty() && h.text.empty() ? "(no help text)" : h.oneline),
+                      h.text.empty() || h.text == h.oneline ? "" : absl::StrCat("\n", Escape(h.text)),
                       "</dd>\n");
     }
     absl::StrAppend(&o, "</dl>\n</section>\n");

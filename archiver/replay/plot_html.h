@@ -1,4 +1,4 @@
-// replay --html: a Timeline as one self-contained HTML page: interactive,
+// replay --html: PlotData as one self-contained HTML page: interactive,
 // zoomable charts (dygraphs, inlined: the page needs no network), one per
 // unit (plot_panels.h), each with its legend and the help text of its
 // metrics, counters as rates unless raw, gaps at <mark>s, times shown as
@@ -14,14 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "archiver/replay/plot_panels.h"
-#include "archiver/replay/replay.h"
+#include "archiver/replay/plot_data.h"
 
 namespace mmvlog::archiver {
 
-// The page for `rows` of `t` (indices into t.rows, in time order).
-std::string RenderHtml(const Timeline& t, const std::vector<size_t>& rows,
-                       const PlotOptions& options);
+// The page.
+std::string RenderHtml(const PlotData& data, const PlotOptions& options);
 
 }  // namespace mmvlog::archiver
 

@@ -30,19 +30,35 @@ std::string Escape(absl::string_view s) {
   return absl::StrReplaceAll(s, {{"&", "&amp;"}, {"<", "&lt;"}, {">", "&gt;"}, {"\"", "&quot;"}});
 }
 
-double Seconds(const Timeline& t, size_t row) {
-  return absl::ToDoubleSeconds(format::ToAbslTime(t.rows[row].time) - absl::UnixEpoch());
+// A series' points in time order: per bucket its lowest and highest
+// number (one point when they are the same sample), with where a line
+// breaks (before a bucket a gap fell in).
+struct Point {
+  int64_t ns;
+  double v;
+  bool break_before;
+};
+
+std::vector<Point> PointsOf(const PlotSeries& s) {
+  std::vector<Point> out;
+  for (const PlotBucket& b : s.buckets) {
+    if (b.count == 0) continue;
+    const bool one = b.lo_ns == b.hi_ns;
+    const bool lo_first = b.lo_ns <= b.hi_ns;
+    out.push_back({lo_first ? b.lo_ns : b.hi_ns, lo_first ? b.lo : b.hi, b.gap});
+    if (!one) out.push_back({lo_first ? b.hi_ns : b.lo_ns, lo_first ? b.hi : b.lo, false});
+  }
+  return out;
 }
 
 }  // namespace
 
-std::string RenderSvg(const Timeline& t, const std::vector<size_t>& rows,
-                      const PlotOptions& options) {
-  const std::vector<PlotPanel> panels = PanelsByUnit(t, rows, options);
+std::string RenderSvg(const PlotData& data, const PlotOptions& options) {
+  const std::vector<PlotPanel>& panels = data.panels;
   absl::Time t0 = absl::UnixEpoch(), t1 = absl::UnixEpoch() + absl::Seconds(1);
-  if (!rows.empty()) {
-    t0 = format::ToAbslTime(t.rows[rows.front()].time);
-    t1 = std::max(format::ToAbslTime(t.rows[rows.back()].time), t0 + absl::Milliseconds(1));
+  if (data.first_ns) {
+    t0 = absl::FromUnixNanos(*data.first_ns);
+    t1 = std::max(absl::FromUnixNanos(*data.last_ns), t0 + absl::Milliseconds(1));
   }
   const TimeTicks time_ticks = NiceTimeTicks(t0, t1, options.zone);
 
@@ -51,12 +67,11 @@ std::string RenderSvg(const Timeline& t, const std::vector<size_t>& rows,
   size_t widest = 1;
   for (const PlotPanel& p : panels) {
     double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-    for (size_t c : p.columns) {
-      for (size_t r : rows) {
-        if (std::optional<double> v = NumericValue(t, r, c, options.raw)) {
-          lo = std::min(lo, *v);
-          hi = std::max(hi, *v);
-        }
+    for (const PlotSeries& s : p.series) {
+      for (const PlotBucket& b : s.buckets) {
+        if (b.count == 0) continue;
+        lo = std::min(lo, b.lo);
+        hi = std::max(hi, b.hi);
       }
     }
     axes.push_back(NiceValueTicks(lo, hi, 5));
@@ -105,8 +120,7 @@ std::string RenderSvg(const Timeline& t, const std::vector<size_t>& rows,
                             "<text class=\"xtick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>\n",
                             x, x, top, bottom, x, bottom + 16, anchor, label);
     }
-    for (size_t s = 0; s < p.columns.size(); ++s) {
-      const size_t c = p.columns[s];
+    for (size_t s = 0; s < p.series.size(); ++s) {
       const char* color = kColors[s % std::size(kColors)];
       std::string points;
       auto flush = [&] {
@@ -116,26 +130,17 @@ std::string RenderSvg(const Timeline& t, const std::vector<size_t>& rows,
         }
         points.clear();
       };
-      for (size_t r : rows) {
-        if (t.rows[r].mark) {
-          flush();
-          continue;
-        }
-        std::optional<double> v = NumericValue(t, r, c, options.raw);
-        if (!v) {
-          flush();  // no value (a reset, an instance away): a gap
-          continue;
-        }
-        absl::StrAppendFormat(&points, "%.1f,%.1f ", x_of(format::ToAbslTime(t.rows[r].time)),
-                              y_of(*v));
+      for (const Point& pt : PointsOf(p.series[s])) {
+        if (pt.break_before) flush();  // a <mark> or a missing value: a gap
+        absl::StrAppendFormat(&points, "%.1f,%.1f ", x_of(absl::FromUnixNanos(pt.ns)), y_of(pt.v));
       }
       flush();
     }
     // The legend, under the panel, one series a line.
     double ly = bottom + 40;
     absl::StrAppend(&body, "<g class=\"legend\">\n");
-    for (size_t s = 0; s < p.columns.size(); ++s) {
-      const std::string name = t.columns[p.columns[s]].label();
+    for (size_t s = 0; s < p.series.size(); ++s) {
+      const std::string& name = p.series[s].label;
       absl::StrAppendFormat(&body,
                             "<rect x=\"%.1f\" y=\"%.1f\" width=\"16\" height=\"4\" fill=\"%s\"/>"
                             "<text x=\"%.1f\" y=\"%.1f\"><title>%s</title>%s</text>\n",
@@ -159,7 +164,7 @@ std::string RenderSvg(const Timeline& t, const std::vector<size_t>& rows,
   }
   const double height = y;
   const size_t title_chars = static_cast<size_t>((kWidth - 40) / (0.6 * kTitleFont));
-  const std::string title = PlotTitle(t, rows, options.zone);
+  const std::string& title = data.title;
   const std::string subtitle = options.raw ? "values as stored" : "counters as rates per second";
   std::string o = absl::StrFormat(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "

@@ -1,4 +1,4 @@
-// replay --plot: a Timeline drawn as an SVG picture people can read. One
+// replay --plot: PlotData drawn as an SVG picture people can read. One
 // panel per unit (plot_panels.h), value ticks on 1-2-5 steps and time ticks
 // on round times (plot_scale.h), every piece of text inside the picture
 // (long series names shortened in the middle, the full name in a <title>),
@@ -15,14 +15,12 @@
 #include <string>
 #include <vector>
 
-#include "archiver/replay/plot_panels.h"
-#include "archiver/replay/replay.h"
+#include "archiver/replay/plot_data.h"
 
 namespace mmvlog::archiver {
 
-// The SVG document for `rows` of `t` (indices into t.rows, in time order).
-std::string RenderSvg(const Timeline& t, const std::vector<size_t>& rows,
-                      const PlotOptions& options);
+// The SVG document.
+std::string RenderSvg(const PlotData& data, const PlotOptions& options);
 
 }  // namespace mmvlog::archiver
 

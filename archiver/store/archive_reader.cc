@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "archiver/store/posix_file.h"
+#include "archiver/store/prefetch_stream.h"
 #include "archiver/store/read_stream.h"
 #include "format/archive_format.h"
 #include "format/archive_result.h"
@@ -273,6 +274,22 @@ void ArchiveReader::StartAt(const format::IndexEntry& e) {
   }
 }
 
+format::IndexEntry ArchiveReader::position() const {
+  format::IndexEntry e;
+  if (scanner_ != nullptr) {
+    e.volume = static_cast<int32_t>(volume_numbers_[next_volume_ - 1]);
+    e.data_offset = scanner_->offset();
+  } else if (next_volume_ > 0 && next_volume_ <= volume_numbers_.size() && !volume_path_.empty()) {
+    // The volume read last is done: its end (where a growing one goes on).
+    e.volume = static_cast<int32_t>(volume_numbers_[next_volume_ - 1]);
+    e.data_offset = stopped_at_;
+  } else if (next_volume_ < volume_numbers_.size()) {
+    e.volume = static_cast<int32_t>(volume_numbers_[next_volume_]);
+    e.data_offset = start_offset_;
+  }
+  return e;
+}
+
 absl::Status ArchiveReader::LoadVolume(size_t i, uint64_t start) {
   volume_path_ = volume_paths_[i];
   buffer_offset_ = 0;
@@ -280,8 +297,9 @@ absl::Status ArchiveReader::LoadVolume(size_t i, uint64_t start) {
   at_end_ = false;
   absl::StatusOr<std::unique_ptr<ReadStream>> in = OpenReadStream(volume_path_);
   if (!in.ok()) return in.status();
-  volume_ = std::move(*in);
   volume_compressed_ = !CompressionSuffix(volume_path_).empty();
+  // Decompressed on a thread of its own, beside the decoding of records.
+  volume_ = volume_compressed_ ? std::make_unique<PrefetchStream>(std::move(*in)) : std::move(*in);
   // The label alone first when a skip follows (its frame is a few hundred
   // bytes); else the first chunk, records and all (a start near the label
   // is reached by reading on).
@@ -306,6 +324,12 @@ absl::Status ArchiveReader::LoadVolume(size_t i, uint64_t start) {
   if (label->version != label_.version || label->hostname != label_.hostname) {
     return absl::DataLossError(absl::StrCat(volume_path_,
                                             ": label does not match the archive's .meta label"));
+  }
+  if (!skip && start > scanner_->offset()) {
+    // A start within the first chunk (a reader following a small archive):
+    // the scanner goes on from there, not from the label.
+    if (absl::Status s = Refill(start, 0); !s.ok()) return s;
+    return absl::OkStatus();
   }
   if (skip && !at_end_) {
     if (absl::Status s = volume_->SkipTo(start); !s.ok()) {
@@ -418,6 +442,7 @@ absl::StatusOr<bool> ArchiveReader::NextInto(format::DecodedResult* result) {
       if (!damage_.ok()) return TakeDamage();
       warnings_.push_back(absl::StrCat(volume_path_, ": ", frame.status().message(),
                                        ": data ends at offset ", at));
+      stopped_at_ = at;
       scanner_.reset();
       continue;
     }
@@ -427,6 +452,7 @@ absl::StatusOr<bool> ArchiveReader::NextInto(format::DecodedResult* result) {
         continue;
       }
       if (!damage_.ok()) return TakeDamage();
+      stopped_at_ = at;
       scanner_.reset();
       continue;
     }
@@ -435,6 +461,8 @@ absl::StatusOr<bool> ArchiveReader::NextInto(format::DecodedResult* result) {
         !s.ok()) {
       return format::WithContext(s, volume_path_);
     }
+    last_record_.volume = static_cast<int32_t>(volume_numbers_[next_volume_ - 1]);
+    last_record_.data_offset = at;
     return true;
   }
 }

@@ -102,6 +102,16 @@ class ArchiveReader {
   // nothing. Call before the first Next.
   void StartAt(const format::IndexEntry& e);
 
+  // Where the record after the last one returned begins, as an index entry
+  // (its volume and data offset; no time, no .meta offset): StartAt of it
+  // in a new reader of the same archive reads on from there (a reader
+  // following an archive that grows). At the end of a volume it names that
+  // volume's end; before the first read, the start.
+  format::IndexEntry position() const;
+  // Where the record returned last begins (the same form): a reader that
+  // starts there reads it again.
+  const format::IndexEntry& last_record() const { return last_record_; }
+
   // The next result (or <mark>); nullopt after the last. The spans inside
   // point into a buffer that stays valid until the next call.
   absl::StatusOr<std::optional<format::DecodedResult>> Next();
@@ -154,6 +164,9 @@ class ArchiveReader {
   size_t filled_ = 0;
   bool at_end_ = false;
   std::unique_ptr<format::RecordScanner> scanner_;
+  uint64_t stopped_at_ = 0;  // where reading of the last volume stopped
+  format::IndexEntry last_record_;
+
 };
 
 }  // namespace mmvlog::archiver

@@ -214,6 +214,11 @@ absl::Status ArchiveWriter::NewVolume() {
   // A volume without a record reads as "contains no PCP data", and as the
   // first volume it makes the archive unreadable: keep the empty one.
   if (results_in_volume_ == 0) return absl::OkStatus();
+  // What the finished volume holds is written, and its index entries after
+  // it, before the volume is synced and closed.
+  if (holding_) {
+    if (absl::Status s = WriteHeld(/*keep_holding=*/true); !s.ok()) return s;
+  }
   if (options_.sync_on_switch) {
     if (absl::Status s = data_->Sync(); !s.ok()) return Fail(s);
     if (absl::Status s = meta_->Sync(); !s.ok()) return Fail(s);
@@ -379,7 +384,7 @@ absl::Status ArchiveWriter::AppendResult(const format::Result& result) {
   }
   scratch_.clear();
   format::EncodeResult(options_.version, result, &scratch_);
-  return FinishResult(result.timestamp, data_offset, scratch_);
+  return FinishResult(result.timestamp, data_offset, scratch_, /*mark=*/result.sets.empty());
 }
 
 absl::Status ArchiveWriter::AppendEncodedResult(Timestamp timestamp,
@@ -389,7 +394,7 @@ absl::Status ArchiveWriter::AppendEncodedResult(Timestamp timestamp,
   // Results come encoded now: give back the buffer a whole result needed
   // (peak memory is part of the product: bench/README.md, schedule.py).
   if (scratch_.capacity() > (64 << 10)) std::vector<uint8_t>().swap(scratch_);
-  return FinishResult(timestamp, data_offset, record);
+  return FinishResult(timestamp, data_offset, record, /*mark=*/false);
 }
 
 absl::Status ArchiveWriter::PrepareResult(Timestamp timestamp, size_t size,
@@ -423,8 +428,9 @@ absl::Status ArchiveWriter::PrepareResult(Timestamp timestamp, size_t size,
 }
 
 absl::Status ArchiveWriter::FinishResult(Timestamp timestamp, uint64_t data_offset,
-                                         std::span<const uint8_t> record) {
+                                         std::span<const uint8_t> record, bool mark) {
   if (absl::Status s = data_->Append(record); !s.ok()) return Fail(s);
+  if (data_->holding() && !mark) ++held_results_;
   ++results_in_volume_;
   have_last_ = true;
   last_stamp_ = timestamp;
@@ -444,10 +450,31 @@ void ArchiveWriter::HoldRecords(size_t expect) {
 
 absl::Status ArchiveWriter::ReleaseRecords() {
   holding_ = false;
+  return WriteHeld(/*keep_holding=*/false);
+}
+
+absl::Status ArchiveWriter::WriteHeld(bool keep_holding) {
+  const uint64_t results = std::exchange(held_results_, 0);
   // The results first: an index entry never points past the volume's end.
-  if (absl::Status s = data_->Release(); !s.ok()) return Fail(s);
-  if (absl::Status s = index_->Release(); !s.ok()) return Fail(s);
-  return absl::OkStatus();
+  absl::Status s = data_->Release();
+  if (!s.ok()) {
+    // Lost with the held bytes (a write that fails leaves the file as it
+    // was): so are the entries that point at them.
+    unwritten_results_ += results;
+    index_->Discard();
+    (void)Fail(s);
+    if (data_->size() == 0) {
+      // A volume begun while holding: not even its label reached it.
+      (void)data_->Close();
+      ::unlink(data_->path().c_str());
+    }
+  }
+  if (absl::Status i = index_->Release(); !i.ok() && s.ok()) s = Fail(i);
+  if (keep_holding) {
+    data_->Hold(held_expect_);
+    index_->Hold();
+  }
+  return s;
 }
 
 absl::Status ArchiveWriter::TouchMeta() { return TouchArchive(base_); }

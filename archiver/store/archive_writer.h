@@ -15,7 +15,11 @@
 //   metadata, and its timestamp, so no record physically before an entry's
 //   offsets has a later timestamp;
 // - each record reaches its file in one write, so a crash loses at most the
-//   record being written (a torn tail that recovery truncates).
+//   record being written (a torn tail that recovery truncates);
+// - while records are held (HoldRecords), results reach their volume before
+//   the index entries that point at them; entries whose results could not be
+//   written are dropped, so the index never names a volume or an offset that
+//   is not on disk.
 // After any I/O error the writer refuses further work (sticky error); the
 // archive on disk stays readable up to the last complete record.
 #ifndef MMVLOG_ARCHIVER_STORE_ARCHIVE_WRITER_H_
@@ -129,6 +133,9 @@ class ArchiveWriter {
   void HoldRecords(size_t expect = 0);
   absl::Status ReleaseRecords();
   bool holding_records() const { return holding_; }
+  // Results (not <mark>s) this writer accepted while holding that never
+  // reached their volume: held ones whose write failed.
+  uint64_t unwritten_results() const { return unwritten_results_; }
   uint64_t held_bytes() const { return data_->held_bytes() + index_->held_bytes(); }
   // TouchArchive(base()).
   absl::Status TouchMeta();
@@ -163,12 +170,17 @@ class ArchiveWriter {
   // bytes at `timestamp`; sets *data_offset to where it goes.
   absl::Status PrepareResult(format::Timestamp timestamp, size_t size,
                              uint64_t* data_offset);
-  // Appends the encoded result and notes it as the last one.
+  // Appends the encoded result (a <mark> when `mark`) and notes it as the
+  // last one.
   absl::Status FinishResult(format::Timestamp timestamp, uint64_t data_offset,
-                            std::span<const uint8_t> record);
+                            std::span<const uint8_t> record, bool mark);
   absl::Status WriteIndex(format::Timestamp when, uint64_t meta_offset,
                           uint64_t data_offset);
   absl::Status OpenVolume(int n);
+  // Writes the held results, then the held index entries (which point at
+  // them); goes on holding both when `keep_holding`. If the results cannot
+  // be written, drops the entries and counts the results as unwritten.
+  absl::Status WriteHeld(bool keep_holding);
   uint64_t VolumeLimit() const;
   StreamOptions VolumeStream() const;  // how volumes are written
   absl::Status Fail(absl::Status s);
@@ -180,6 +192,8 @@ class ArchiveWriter {
   std::unique_ptr<HeldFile> index_, data_;
   bool holding_ = false;  // HoldRecords until ReleaseRecords
   size_t held_expect_ = 0;
+  uint64_t held_results_ = 0;       // results (not marks) in data_'s held bytes
+  uint64_t unwritten_results_ = 0;  // held results whose write failed
   int volume_ = 0;
   uint64_t finished_volume_bytes_ = 0;
   uint64_t results_in_volume_ = 0;

@@ -35,6 +35,9 @@ class HeldFile final : public WritableFile {
   absl::Status Release();
   bool holding() const { return holding_; }
   uint64_t held_bytes() const { return held_.size(); }
+  // Forgets what is held, still holding: for records that must not reach
+  // the file after all (index entries whose results could not be written).
+  void Discard() { held_.clear(); }
 
   absl::Status Append(std::span<const uint8_t> data) override;
   // Both write what is held first.

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -115,7 +116,21 @@ class XzStream : public CompressedStream {
     // xz (concatenated streams, as xz -d) and legacy .lzma alike. A header
     // may claim a dictionary of gigabytes: xz -9 needs 65 MiB, so more than
     // kXzMemLimit is refused rather than allocated (found by fuzzing).
-    if (lzma_auto_decoder(&strm_, kXzMemLimit, LZMA_CONCATENATED) != LZMA_OK) {
+    lzma_ret ret;
+    if (absl::EndsWith(path_, ".xz")) {
+      // liblzma's threaded decoder: the blocks of a multi-block file (xz
+      // -T, pmlogcompress's 10 MiB blocks) decoded side by side; a file of
+      // one block is decoded as by the plain decoder.
+      lzma_mt mt = {};
+      mt.flags = LZMA_CONCATENATED;
+      mt.threads = std::max(1u, std::thread::hardware_concurrency());
+      mt.memlimit_threading = kXzMemLimit;
+      mt.memlimit_stop = kXzMemLimit;
+      ret = lzma_stream_decoder_mt(&strm_, &mt);
+    } else {
+      ret = lzma_auto_decoder(&strm_, kXzMemLimit, LZMA_CONCATENATED);
+    }
+    if (ret != LZMA_OK) {
       return absl::ResourceExhaustedError(absl::StrCat(path_, ": xz: cannot start a decoder"));
     }
     return absl::OkStatus();

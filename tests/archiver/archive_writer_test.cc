@@ -2,8 +2,10 @@
 // files back with ArchiveReader and the format decoders.
 #include "archiver/store/archive_writer.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -15,9 +17,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "archiver/store/archive_reader.h"
+#include "archiver/store/file_syscalls.h"
 #include "archiver/store/posix_file.h"
 #include "archiver/store/write_behind.h"
 #include "format/archive_format.h"
+#include "format/archive_index.h"
 #include "tests/archiver/archive_test_util.h"
 #include "tests/testing/status_matchers.h"
 
@@ -264,6 +268,67 @@ TEST_P(ArchiveWriterTest, WriteFailureIsStickyAndLeavesCompleteRecordsReadable) 
   EXPECT_TRUE(warnings.empty()) << warnings[0];
 }
 
+// While records are held, a volume's results reach it before the index
+// entries that point at them; if they cannot be written (a full disk), the
+// entries are dropped with them, a volume begun while holding is removed, and
+// the results are counted as unwritten: the index never names a volume or an
+// offset that is not on disk.
+int g_writes_to_fail = 0;
+ssize_t WriteUnlessFull(int fd, const void* data, size_t n) {
+  if (g_writes_to_fail > 0) {
+    --g_writes_to_fail;
+    errno = ENOSPC;
+    return -1;
+  }
+  return RealFileSyscalls().write(fd, data, n);
+}
+
+TEST_P(ArchiveWriterTest, HeldResultsThatCannotBeWrittenTakeTheirIndexEntriesWithThem) {
+  const std::string base = TempBase("held");
+  auto w = ArchiveWriter::Create(base, TestArchiveOptions(GetParam()), {1, 0});
+  ASSERT_OK(w);
+  ASSERT_OK((*w)->AddDesc(U64Desc(kPmid)));
+  ASSERT_OK((*w)->AppendResult(OneValue(1, 1)));  // written
+  (*w)->HoldRecords();
+  ASSERT_OK((*w)->AppendResult(OneValue(2, 2)));
+  ASSERT_OK((*w)->AppendMark({3, 0}));
+  ASSERT_OK((*w)->NewVolume());  // writes volume 0's held records and entries
+  ASSERT_OK((*w)->AppendResult(OneValue(4, 4)));  // volume 1, label and all held
+  ASSERT_OK((*w)->AppendResult(OneValue(5, 5)));
+  const FileSyscallTable full = {RealFileSyscalls().open, WriteUnlessFull,
+                                 RealFileSyscalls().fdatasync, RealFileSyscalls().ftruncate,
+                                 RealFileSyscalls().close};
+  // The results' write fails; by the index entries' there is room again.
+  g_writes_to_fail = 1;
+  SetFileSyscallsForTesting(&full);
+  EXPECT_THAT((*w)->ReleaseRecords(), StatusIs(absl::StatusCode::kResourceExhausted,
+                                               HasSubstr(base + ".1")));
+  (void)(*w)->Close();
+  SetFileSyscallsForTesting(nullptr);
+  EXPECT_EQ((*w)->unwritten_results(), 2u);  // the mark is no result
+  struct stat st;
+  EXPECT_NE(::stat((base + ".1").c_str(), &st), 0) << base << ".1 holds nothing: removed";
+  // Every entry in the file as written, not as a reader keeps them.
+  absl::StatusOr<std::string> index = ReadWholeFile(base + ".index");
+  ASSERT_OK(index);
+  const size_t label = (GetParam() == 2 ? format::kLabelV2PayloadSize
+                                        : format::kLabelV3PayloadSize) +
+                       format::kFrameOverhead;
+  const size_t esize = format::IndexEntrySize(GetParam());
+  ASSERT_GE(index->size(), label + esize);
+  ASSERT_EQ((index->size() - label) % esize, 0u);
+  for (size_t at = label; at < index->size(); at += esize) {
+    absl::StatusOr<format::IndexEntry> e = format::DecodeIndexEntry(
+        GetParam(), std::span<const uint8_t>(
+                        reinterpret_cast<const uint8_t*>(index->data()) + at, esize));
+    ASSERT_OK(e);
+    EXPECT_EQ(e->volume, 0) << "entry at offset " << at;
+  }
+  std::vector<std::string> warnings;
+  EXPECT_EQ(ReadAll(base, &warnings).size(), 3u);  // two results and the mark
+  EXPECT_TRUE(warnings.empty()) << warnings[0];
+}
+
 // Volumes are handed to WriteBehind as they grow (8 MiB steps), unless the
 // options turn it off; either way every result reads back.
 TEST(ArchiveWriterWriteBehindTest, VolumesAreWrittenBehindUnlessTurnedOff) {
@@ -271,6 +336,9 @@ TEST(ArchiveWriterWriteBehindTest, VolumesAreWrittenBehindUnlessTurnedOff) {
     const std::string base = TempBase(on ? "wb_on" : "wb_off");
     ArchiveOptions o = TestArchiveOptions(3);
     o.write_behind = on;
+    // Whatever the rate (the rule for slow volumes is writable_file_test's):
+    // this machine's speed and load are no part of the test.
+    o.write_behind_min_rate = 0;
     auto w = ArchiveWriter::Create(base, o, {100, 0});
     ASSERT_OK(w);
     format::Desc d = U64Desc(kPmid);

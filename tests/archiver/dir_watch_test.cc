@@ -36,9 +36,8 @@ TEST(DirWatch, WakesOnANewFileAndOtherwiseAtTheDeadline) {
   EXPECT_GE(absl::Now() - start, absl::Milliseconds(90));
 
   Touch(dir + "/app");  // before the wait: it still counts
-  start = absl::Now();
-  EXPECT_EQ(w->Wait(start + absl::Seconds(10)), DirWatch::Woken::kChanged);
-  EXPECT_LT(absl::Now() - start, absl::Seconds(1));
+  // kChanged, not kDeadline: woken by the change (how soon is no test's).
+  EXPECT_EQ(w->Wait(absl::Now() + absl::Seconds(10)), DirWatch::Woken::kChanged);
   // Drained: nothing new, so the deadline again.
   EXPECT_EQ(w->Wait(absl::Now() + absl::Milliseconds(50)), DirWatch::Woken::kDeadline);
   // A file moved in (as writers that create under a temporary name do).

@@ -57,7 +57,7 @@ class CompletionTest(unittest.TestCase):
 
     def test_values(self):
         self.assertEqual(complete(["mmvlog", "replay", "-o", ""]),
-                         ["csv", "dump", "json", "stats", "summary"])
+                         ["csv", "dump", "json", "stats", "summary", "text"])
         self.assertEqual(complete(["mmvlog", "capture", "-V", ""]), ["2", "3"])
         self.assertIn("UTC", complete(["mmvlog", "replay", "-Z", "U"]))
         self.assertEqual(complete(["mmvlog", "record", "-t", ""]), [])

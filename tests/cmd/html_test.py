@@ -158,6 +158,8 @@ class HtmlTest(unittest.TestCase):
                         for (var i = 3; i < d.length; i += 4) if (d[i] > 0) painted++;
                       });
                       return {units: s.dataset.units, canvases: canvases, painted: painted,
+                              xlabels: Array.from(s.querySelectorAll('.dygraph-axis-label-x'))
+                                  .map(function (e) { return e.textContent; }),
                               legend: s.querySelector('.legend').textContent,
                               help: s.querySelector('dl.help').textContent};
                     })"""}, session=session)
@@ -191,6 +193,12 @@ class HtmlTest(unittest.TestCase):
         for p in result:
             self.assertGreater(p["canvases"], 0, p)
             self.assertGreater(p["painted"], 500, p)
+            # The time axis in wall-clock times, as the SVG's: 10:05:30 (a
+            # second's fractions only where the tick has them), never the
+            # seconds alone ("28.500") dygraphs shows by itself.
+            self.assertTrue(p["xlabels"], p)
+            for label in p["xlabels"]:
+                self.assertRegex(label, r"^(\d\d:\d\d:\d\d(\.\d{3})?|\d{4}-\d\d-\d\d)$", p)
         help_text = " ".join(p["help"] for p in result)
         for metric, text in HELP.items():
             self.assertIn(metric, help_text)

@@ -310,12 +310,14 @@ class RecordTest(unittest.TestCase):
                         "--interval", "100msec", "-T", "1sec", "--archive-name", "d")
         took = time.monotonic() - t0
         self.assertEqual(p.returncode, 0, describe(p))
-        self.assertGreaterEqual(took, 0.85)
-        self.assertLess(took, 10)
+        self.assertGreaterEqual(took, 0.85)  # never stops early (load only delays)
         results = self.assert_archive_ok(os.path.join(archive_dir, "d"))
-        # Samples at 0, 0.1, ... before the second is over.
-        self.assertGreaterEqual(results, 8)
-        self.assertLessEqual(results, 11)
+        # The ticks at 0, 0.1, ... 0.9 or 1.0 s, counted whether taken or
+        # missed (a loaded machine changes no count), each taken one written.
+        ticks = re.search(r"schedule: (\d+) ticks, .*\((\d+) missed", p.stderr)
+        self.assertIsNotNone(ticks, describe(p))
+        self.assertIn(int(ticks.group(1)), (10, 11), describe(p))
+        self.assertEqual(results, int(ticks.group(1)) - int(ticks.group(2)), describe(p))
 
     def test_finish_time_ends_the_recording(self):
         archive_dir = os.path.join(self.root, "archives")
@@ -330,8 +332,9 @@ class RecordTest(unittest.TestCase):
                                 "--interval", "100msec", "-T", text, "--archive-name", name)
                 done = datetime.datetime.now()
                 self.assertEqual(p.returncode, 0, describe(p))
+                # Never stops early (load only delays; the run's timeout
+                # catches one that does not stop).
                 self.assertGreaterEqual(done, until - datetime.timedelta(seconds=0.2))
-                self.assertLess(done, until + datetime.timedelta(seconds=5))
                 self.assert_archive_ok(os.path.join(archive_dir, name))
                 until = max(until, datetime.datetime.now().replace(microsecond=0)) + \
                     datetime.timedelta(seconds=2)

@@ -1,8 +1,11 @@
 """The two-minute CI run of bench/soak.py: `mmvlog record` every 100 ms over
 a directory of 200 MMV files created, rewritten, truncated, replaced,
-scribbled on and deleted all the while, next to ten stable ones. Open
-descriptors, RSS and CPU per sample must stay flat, no sample of a stable
-file may be lost, and pmlogcheck must be clean (bench/soak.py says how).
+scribbled on and deleted all the while, next to ten stable ones. What
+cannot be noise must hold: open descriptors, mapped MMV files and RSS stay
+flat, no stray file appears beside the archive, every tick taken wrote a
+sample and the archive holds them all, no sample of a stable file is lost,
+and pmlogcheck is clean (bench/soak.py says how). CPU per sample is printed
+as a trend, never checked: it belongs to the benchmark (bench/README.md).
 """
 
 import os
@@ -27,6 +30,7 @@ class SoakTest(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stdout)
         self.assertIn("soak: ok", p.stdout)
         self.assertIn("0 records missing a stable value", p.stdout)
+        self.assertIn("0 dropped", p.stdout)
 
 
 if __name__ == "__main__":

@@ -1,22 +1,18 @@
-#include "cmd/to_mmv.h"
+#include "archiver/replay/mmv_playback.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <map>
-#include <memory>
+#include <bit>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "archiver/store/posix_file.h"
-#include "cmd/common.h"
 #include "format/archive_format.h"
-#include "format/mmv_writer.h"
 
-namespace mmvlog::cmd {
+namespace mmvlog::archiver {
 namespace {
 
 using format::MmvType;
@@ -43,17 +39,28 @@ struct OutFile {
   std::map<size_t, std::pair<uint32_t, int32_t>> slots;
 };
 
+
 }  // namespace
 
-absl::Status PlayToMmv(const archiver::Timeline& t, const std::vector<size_t>& rows,
-                       const std::string& dir, double speed) {
-  std::map<std::string, OutFile> files;
+MmvPlayback::~MmvPlayback() {
+  for (auto& [name, f] : files_) {
+    if (f.map != nullptr) ::munmap(f.map, f.size);
+  }
+}
+
+void MmvPlayback::Begin(const ReplayHeader& header) {
+  Output::Begin(header);
+  status_ = Open();
+}
+
+absl::Status MmvPlayback::Open() {
+  const ColumnSet& columns = *header_.columns;
   std::map<std::pair<std::string, uint32_t>, uint32_t> item_of;  // (file, pmid) -> item
-  for (size_t c = 0; c < t.columns.size(); ++c) {
-    const archiver::Column& col = t.columns[c];
-    const format::Desc* d = t.Desc(col.pmid);
-    if (d == nullptr || MmvTypeOf(d->type) == MmvType::kNoSupport) continue;
-    std::string file = "replay", name = col.metric;
+  for (size_t c = 0; c < columns.size(); ++c) {
+    const Column& col = columns.columns()[c];
+    const format::Desc* d = &columns.desc(c);
+    if (MmvTypeOf(d->type) == MmvType::kNoSupport) continue;
+    std::string file = "replay", name = columns.metrics()[col.metric].name;
     if (absl::StartsWith(name, "mmv.")) {
       const size_t dot = name.find('.', 4);
       if (dot != std::string::npos) {
@@ -61,7 +68,7 @@ absl::Status PlayToMmv(const archiver::Timeline& t, const std::vector<size_t>& r
         name = name.substr(dot + 1);
       }
     }
-    OutFile& f = files[file];
+    OutFile& f = files_[file];
     auto key = std::make_pair(file, col.pmid);
     auto it = item_of.find(key);
     if (it == item_of.end()) {
@@ -101,15 +108,15 @@ absl::Status PlayToMmv(const archiver::Timeline& t, const std::vector<size_t>& r
     }
     f.slots[c] = {it->second, inst};
   }
-  if (files.empty()) return absl::InvalidArgumentError("no metric to play back");
-  for (auto& [name, f] : files) {
+  if (files_.empty()) return absl::InvalidArgumentError("no metric to play back");
+  for (auto& [name, f] : files_) {
     f.spec.generation = static_cast<uint64_t>(absl::ToUnixNanos(absl::Now()));
     f.spec.process = static_cast<int32_t>(::getpid());
     absl::StatusOr<format::MmvImage> image = format::BuildMmv(f.spec);
     if (!image.ok()) return image.status();
     f.image = std::move(*image);
-    const std::string path = absl::StrCat(dir, "/", name);
-    if (absl::Status s = archiver::WriteFileAtomically(path, f.image.bytes); !s.ok()) return s;
+    const std::string path = absl::StrCat(dir_, "/", name);
+    if (absl::Status s = WriteFileAtomically(path, f.image.bytes); !s.ok()) return s;
     int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
     if (fd < 0) return absl::ErrnoToStatus(errno, absl::StrCat("open ", path));
     f.size = f.image.bytes.size();
@@ -117,38 +124,43 @@ absl::Status PlayToMmv(const archiver::Timeline& t, const std::vector<size_t>& r
     ::close(fd);
     if (m == MAP_FAILED) return absl::ErrnoToStatus(errno, absl::StrCat("mmap ", path));
     f.map = static_cast<uint8_t*>(m);
-    LogLine(archiver::LogLevel::kInfo, absl::StrCat("playing back into ", path));
+    log_(LogLevel::kInfo, absl::StrCat("playing back into ", path));
   }
-  const absl::Time wall0 = absl::Now();
-  absl::Time rec0;
-  bool first = true;
-  for (size_t r : rows) {
-    const archiver::Row& row = t.rows[r];
-    if (row.mark) continue;
-    const absl::Time when = format::ToAbslTime(row.time);
-    if (first) rec0 = when, first = false;
-    if (!SleepUntil(wall0 + (when - rec0) / speed)) break;
-    for (auto& [name, f] : files) {
-      std::span<uint8_t> live(f.map, f.size);
-      for (const auto& [c, where] : f.slots) {
-        const archiver::StoredValue sv = t.Value(r, c);
-        if (!sv.has_value()) continue;
-        const format::MmvValueSlot& slot = f.image.slot(where.first, where.second);
-        switch (MmvTypeOf(t.ColumnDesc(c).type)) {
-          case MmvType::kI32: format::SetMmvI32(live, slot, static_cast<int32_t>(sv.i)); break;
-          case MmvType::kU32: format::SetMmvU32(live, slot, static_cast<uint32_t>(sv.u)); break;
-          case MmvType::kI64: format::SetMmvI64(live, slot, sv.i); break;
-          case MmvType::kU64: format::SetMmvU64(live, slot, sv.u); break;
-          case MmvType::kFloat: format::SetMmvFloat(live, slot, static_cast<float>(sv.d)); break;
-          case MmvType::kDouble: format::SetMmvDouble(live, slot, sv.d); break;
-          case MmvType::kString: format::SetMmvString(live, slot, sv.s); break;
-          default: break;
-        }
-      }
-    }
-  }
-  for (auto& [name, f] : files) ::munmap(f.map, f.size);
   return absl::OkStatus();
 }
 
-}  // namespace mmvlog::cmd
+bool MmvPlayback::TakeRow(const Row& row) {
+  if (!status_.ok()) return false;
+  if (row.mark) return true;
+  const absl::Time when = format::ToAbslTime(row.time);
+  if (!started_) {
+    wall0_ = absl::Now();
+    rec0_ = when;
+    started_ = true;
+  }
+  if (!sleep_until_(wall0_ + (when - rec0_) / speed_)) return false;
+  const ColumnSet& columns = *header_.columns;
+  for (auto& [name, f] : files_) {
+    std::span<uint8_t> live(f.map, f.size);
+    for (const auto& [c, where] : f.slots) {
+      if (!row.has(c)) continue;
+      const format::MmvValueSlot& slot = f.image.slot(where.first, where.second);
+      const uint64_t b = row.bits[c];
+      switch (MmvTypeOf(columns.desc(c).type)) {
+        case MmvType::kI32: format::SetMmvI32(live, slot, static_cast<int32_t>(b)); break;
+        case MmvType::kU32: format::SetMmvU32(live, slot, static_cast<uint32_t>(b)); break;
+        case MmvType::kI64: format::SetMmvI64(live, slot, static_cast<int64_t>(b)); break;
+        case MmvType::kU64: format::SetMmvU64(live, slot, b); break;
+        case MmvType::kFloat: format::SetMmvFloat(live, slot, static_cast<float>(std::bit_cast<double>(b))); break;
+        case MmvType::kDouble: format::SetMmvDouble(live, slot, std::bit_cast<double>(b)); break;
+        case MmvType::kString: format::SetMmvString(live, slot, row.text(c)); break;
+        default: break;
+      }
+    }
+  }
+  return true;
+}
+
+absl::Status MmvPlayback::End(const ReplayEnd& /*end*/) { return status_; }
+
+}  // namespace mmvlog::archiver

@@ -1,0 +1,328 @@
+#include "archiver/replay/interpolator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "format/archive_format.h"
+
+namespace mmvlog::archiver {
+namespace {
+
+int64_t Ns(absl::Time t) { return absl::ToUnixNanos(t); }
+
+bool IsNumericType(int32_t type) {
+  return type == format::kType32 || type == format::kTypeU32 || type == format::kType64 ||
+         type == format::kTypeU64 || type == format::kTypeFloat || type == format::kTypeDouble;
+}
+
+// C's conversion of a double to an integer type: truncation towards zero;
+// out of range (undefined in C) saturates here.
+template <typename T>
+T Truncate(double x) {
+  if (std::isnan(x)) return 0;
+  if (x <= static_cast<double>(std::numeric_limits<T>::min())) return std::numeric_limits<T>::min();
+  if (x >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+  return static_cast<T>(x);
+}
+
+// interp.c's counter interpolation between prior p at tp and next n at tn,
+// for t strictly between, with PCP_COUNTER_WRAP unset (its default).
+uint64_t CounterBetween(int32_t type, uint64_t p, uint64_t n, double t, double tp, double tn) {
+  const double f = t - tp, d = tn - tp;
+  switch (type) {
+    case format::kType32: {
+      const int32_t a = static_cast<int32_t>(p), b = static_cast<int32_t>(n);
+      const int32_t diff = static_cast<int32_t>(static_cast<uint32_t>(b) - static_cast<uint32_t>(a));
+      const int32_t v = Truncate<int32_t>(0.5 + a + f * diff / d);
+      return static_cast<uint64_t>(static_cast<int64_t>(v));
+    }
+    case format::kTypeU32: {
+      const uint32_t a = static_cast<uint32_t>(p), b = static_cast<uint32_t>(n);
+      const double x = b >= a ? 0.5 + a + f * static_cast<double>(b - a) / d
+                              : 0.5 + a - f * static_cast<double>(a - b) / d;
+      // A negative x converts through a wider integer, as the C does.
+      return static_cast<uint32_t>(x < 0 ? static_cast<uint32_t>(Truncate<int64_t>(x))
+                                         : Truncate<uint32_t>(x));
+    }
+    case format::kType64: {
+      const int64_t a = static_cast<int64_t>(p), b = static_cast<int64_t>(n);
+      const int64_t diff = static_cast<int64_t>(static_cast<uint64_t>(b) - static_cast<uint64_t>(a));
+      return static_cast<uint64_t>(
+          Truncate<int64_t>(0.5 + static_cast<double>(a) + f * static_cast<double>(diff) / d));
+    }
+    case format::kTypeU64: {
+      // interp.c holds these in int64_t: values above 2^63 would go wrong
+      // there; unsigned here, the same below 2^63.
+      const double x = n >= p ? 0.5 + static_cast<double>(p) + f * static_cast<double>(n - p) / d
+                              : 0.5 + static_cast<double>(p) - f * static_cast<double>(p - n) / d;
+      return Truncate<uint64_t>(x);
+    }
+    case format::kTypeFloat: {
+      const float a = static_cast<float>(std::bit_cast<double>(p));
+      const float b = static_cast<float>(std::bit_cast<double>(n));
+      const float v = static_cast<float>(a + f * (b - a) / d);
+      return std::bit_cast<uint64_t>(static_cast<double>(v));
+    }
+    default: {
+      const double a = std::bit_cast<double>(p), b = std::bit_cast<double>(n);
+      return std::bit_cast<uint64_t>(a + f * (b - a) / d);
+    }
+  }
+}
+
+}  // namespace
+
+Interpolator::Interpolator(const ColumnSet& columns, format::Timestamp base, const GridSpec& grid,
+                           bool raw)
+    : columns_(columns),
+      base_sec_(base.sec),
+      base_nsec_(base.nsec),
+      grid_(grid),
+      raw_(raw),
+      hist_(columns.size()),
+      metric_had_(columns.metrics().size()),
+      metric_has_(columns.metrics().size()),
+      rate_(columns.size()),
+      prev_kind_(columns.size(), kNoValue),
+      prev_bits_(columns.size()),
+      ahead_until_(columns.size(), INT64_MIN),
+      no_more_until_(columns.size(), INT64_MIN) {
+  for (size_t c = 0; c < columns.size(); ++c) {
+    rate_[c] = !raw && columns.desc(c).sem == format::kSemCounter;
+  }
+}
+
+void Interpolator::Add(const Sample& s) {
+  const int64_t ns = Ns(format::ToAbslTime(s.time));
+  last_record_ns_ = ns;
+  if (s.mark) {
+    if (ns <= ahead_mark_until_) return;  // seen ahead
+    marks_.push_back(ns);
+    last_mark_ns_ = ns;
+    return;
+  }
+  for (const SampleValue& v : s.values) {
+    if (ns <= ahead_until_[v.column]) continue;  // seen ahead
+    History& h = hist_[v.column];
+    Event e;
+    e.ns = ns;
+    e.kind = v.kind;
+    e.bits = v.bits;
+    if (v.kind == kString) e.text = s.strings[v.bits];
+    h.events.push_back(std::move(e));
+    h.last_ns = ns;
+    no_more_until_[v.column] = INT64_MIN;
+    ++kept_;
+  }
+}
+
+int64_t Interpolator::NextGridNs() const { return Ns(grid_.origin + k_ * grid_.step); }
+
+bool Interpolator::Waiting(size_t c, int64_t g) const {
+  // Waiting for N only where P is a value: its last sample is before g
+  // and no <mark> has come since.
+  const History& h = hist_[c];
+  return no_more_until_[c] < g && h.last_ns != INT64_MIN && h.last_ns < g && h.last_ns > last_mark_ns_;
+}
+
+bool Interpolator::WantsLookAhead() const {
+  if (finished_ || done_ || kept_ <= kKeptBudget) return false;
+  const int64_t g = NextGridNs();
+  return last_record_ns_ >= g && !Ready(g);
+}
+
+bool Interpolator::AddAhead(const Sample& s) {
+  const int64_t g = NextGridNs();
+  const int64_t ns = Ns(format::ToAbslTime(s.time));
+  if (s.mark) {
+    // A <mark> bounds every column.
+    marks_.push_back(ns);
+    last_mark_ns_ = std::max(last_mark_ns_, ns);
+    ahead_mark_until_ = ns;
+    return true;
+  }
+  for (const SampleValue& v : s.values) {
+    const size_t c = v.column;
+    if (!Waiting(c, g)) continue;
+    Event e;
+    e.ns = ns;
+    e.kind = v.kind;
+    e.bits = v.bits;
+    if (v.kind == kString) e.text = s.strings[v.bits];
+    hist_[c].events.push_back(std::move(e));
+    hist_[c].last_ns = ns;
+    ahead_until_[c] = ns;
+    ++kept_;
+  }
+  for (size_t c = 0; c < hist_.size(); ++c) {
+    if (Waiting(c, g)) return false;
+  }
+  return true;
+}
+
+void Interpolator::EndAhead() {
+  const int64_t g = NextGridNs();
+  for (size_t c = 0; c < hist_.size(); ++c) {
+    if (Waiting(c, g)) no_more_until_[c] = INT64_MAX;
+  }
+}
+
+void Interpolator::NothingMoreNow() {
+  for (size_t c = 0; c < hist_.size(); ++c) {
+    if (no_more_until_[c] != INT64_MAX) no_more_until_[c] = std::max(no_more_until_[c], last_record_ns_);
+  }
+}
+
+void Interpolator::Finish() { finished_ = true; }
+
+bool Interpolator::Ready(int64_t g) const {
+  if (finished_) return true;
+  if (last_record_ns_ < g) return false;  // a later record may still hold values at g
+  if (last_mark_ns_ >= g) return true;    // a <mark> at or after g bounds every column
+  for (size_t c = 0; c < hist_.size(); ++c) {
+    if (Waiting(c, g)) return false;
+  }
+  return true;
+}
+
+const Row* Interpolator::NextRow() {
+  if (done_) return nullptr;
+  if (grid_.max_points > 0 && k_ >= grid_.max_points) {
+    done_ = true;
+    return nullptr;
+  }
+  const absl::Time when = grid_.origin + k_ * grid_.step;
+  const int64_t g = Ns(when);
+  absl::Time end = grid_.end;
+  if (end == absl::InfiniteFuture() && finished_) {
+    end = last_record_ns_ == INT64_MIN ? absl::InfinitePast()
+                                       : absl::FromUnixNanos(last_record_ns_) + grid_.end_slack;
+  }
+  if (when > end) {
+    if (finished_ || grid_.end != absl::InfiniteFuture()) done_ = true;
+    return nullptr;
+  }
+  if (!Ready(g)) return nullptr;
+  row_.Clear(columns_.size());
+  row_.time = format::ToTimestamp(when);
+  row_.grid = true;
+  Fill(g);
+  Rates();
+  prev_g_ = g;
+  ++k_;
+  return &row_;
+}
+
+void Interpolator::Fill(int64_t g) {
+  // The marks that matter: the last one at or before g, and later ones.
+  while (marks_.size() > 1 && marks_[1] <= g) marks_.pop_front();
+  const bool have_pmark = !marks_.empty() && marks_.front() <= g;
+  const int64_t pmark = have_pmark ? marks_.front() : INT64_MIN;
+  int64_t nmark = INT64_MAX;
+  for (int64_t m : marks_) {
+    if (m >= g) {
+      nmark = m;
+      break;
+    }
+  }
+  // interp.c's seen_mark: a <mark> read since the previous grid time.
+  bool mark_since = false;
+  if (k_ > 0) {
+    for (int64_t m : marks_) mark_since |= m > prev_g_ && m <= g;
+  }
+  const double t = Rel(g);
+  std::fill(metric_has_.begin(), metric_has_.end(), 0);
+  for (size_t c = 0; c < hist_.size(); ++c) {
+    History& h = hist_[c];
+    std::deque<Event>& ev = h.events;
+    while (ev.size() > 1 && ev[1].ns <= g) {
+      ev.pop_front();
+      --kept_;
+    }
+    const Event* p = !ev.empty() && ev[0].ns <= g ? &ev[0] : nullptr;
+    const Event* n = nullptr;
+    if (p != nullptr && p->ns == g) {
+      n = p;
+    } else if (p != nullptr ? ev.size() > 1 : !ev.empty()) {
+      n = p != nullptr ? &ev[1] : &ev[0];
+    }
+    // A <mark> bounds like a sample; on a tie the mark wins (no value).
+    if (p == nullptr || (have_pmark && pmark >= p->ns)) continue;
+    const bool n_value = n != nullptr && n->ns < nmark;
+    const Column& col = columns_.columns()[c];
+    const format::Desc& d = columns_.desc(c);
+    const Event* use = p;
+    if (d.sem == format::kSemDiscrete) {
+      // Strings, aggregates and events are always P's (interp.c copies v_prior).
+      if (p->kind != kString && p->ns != g && n_value && t > (Rel(p->ns) + Rel(n->ns)) / 2) use = n;
+    } else {
+      if (!n_value) continue;
+      if (d.sem == format::kSemCounter) {
+        if (!IsNumericType(d.type)) continue;
+        if (mark_since && metric_had_[col.metric]) continue;
+      }
+      if (p->kind == kString) {
+        use = p;
+      } else if (p->ns == g) {
+        use = p;
+      } else if (n->ns == g) {
+        use = n;
+      } else if (d.sem == format::kSemCounter) {
+        row_.kinds[c] = p->kind;
+        row_.bits[c] = CounterBetween(d.type, p->bits, n->bits, t, Rel(p->ns), Rel(n->ns));
+        metric_has_[col.metric] = 1;
+        continue;
+      } else if (t > (Rel(p->ns) + Rel(n->ns)) / 2) {
+        use = n;
+      }
+    }
+    row_.kinds[c] = use->kind;
+    if (use->kind == kString) {
+      row_.bits[c] = row_.strings.size();
+      row_.strings.push_back(use->text);
+    } else {
+      row_.bits[c] = use->bits;
+    }
+    metric_has_[col.metric] = 1;
+  }
+  metric_had_.swap(metric_has_);
+}
+
+void Interpolator::Rates() {
+  // The seconds between the two grid times as pmrep's fetchgroup takes
+  // them (pmtimespecSub), so that its roundings are ours.
+  double dt = 0;
+  if (k_ > 0) {
+    const int64_t d = Ns(format::ToAbslTime(row_.time)) - prev_g_;
+    dt = static_cast<double>(static_cast<long double>(d / 1000000000) +
+                             static_cast<long double>(d % 1000000000) / 1000000000.0L);
+  }
+  for (size_t c = 0; c < row_.kinds.size(); ++c) {
+    const ValueKind kind = row_.kind(c);
+    const ValueKind pk = static_cast<ValueKind>(prev_kind_[c]);
+    const uint64_t pb = prev_bits_[c];
+    prev_kind_[c] = kind == kString ? kNoValue : kind;
+    prev_bits_[c] = row_.bits[c];
+    if (kind == kNoValue || kind == kString) continue;
+    if (!rate_[c]) {
+      row_.shown[c] = kNumber;
+      row_.numbers[c] = NumberOf(kind, row_.bits[c]);
+      continue;
+    }
+    if (pk == kNoValue || dt <= 0) continue;
+    double delta;
+    if (kind == kUint && pk == kUint) {
+      delta = row_.bits[c] >= pb ? static_cast<double>(row_.bits[c] - pb)
+                                 : -static_cast<double>(pb - row_.bits[c]);
+    } else if (kind == kInt && pk == kInt) {
+      delta = static_cast<double>(static_cast<int64_t>(row_.bits[c]) - static_cast<int64_t>(pb));
+    } else {
+      delta = NumberOf(kind, row_.bits[c]) - NumberOf(pk, pb);
+    }
+    row_.shown[c] = delta < 0 ? kNegativeRate : kNumber;
+    row_.numbers[c] = delta / dt;
+  }
+}
+
+}  // namespace mmvlog::archiver

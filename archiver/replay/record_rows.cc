@@ -1,0 +1,71 @@
+#include "archiver/replay/record_rows.h"
+
+#include <bit>
+
+#include "absl/time/time.h"
+
+namespace mmvlog::archiver {
+
+RecordRows::RecordRows(const ColumnSet& columns, bool raw)
+    : columns_(columns),
+      rate_(columns.size()),
+      prev_kind_(columns.size(), kNoValue),
+      prev_bits_(columns.size()),
+      prev_ns_(columns.size()) {
+  for (size_t c = 0; c < columns.size(); ++c) {
+    rate_[c] = !raw && columns.desc(c).sem == format::kSemCounter;
+  }
+}
+
+const Row* RecordRows::Take(const Sample& s) {
+  if (!s.chosen && !s.mark) return nullptr;
+  row_.Clear(columns_.size());
+  row_.time = s.time;
+  row_.mark = s.mark;
+  row_.grid = false;
+  if (s.mark) {
+    prev_kind_.assign(prev_kind_.size(), kNoValue);  // nothing is rated across a gap
+    return &row_;
+  }
+  const int64_t now_ns = absl::ToUnixNanos(format::ToAbslTime(s.time));
+  for (const SampleValue& v : s.values) {
+    const size_t c = v.column;
+    row_.kinds[c] = v.kind;
+    if (v.kind == kString) {
+      row_.bits[c] = row_.strings.size();
+      row_.strings.push_back(s.strings[v.bits]);
+      continue;
+    }
+    row_.bits[c] = v.bits;
+    if (!rate_[c]) {
+      row_.shown[c] = kNumber;
+      row_.numbers[c] = NumberOf(v.kind, v.bits);
+      continue;
+    }
+    const ValueKind pk = static_cast<ValueKind>(prev_kind_[c]);
+    const uint64_t pb = prev_bits_[c];
+    const int64_t dt_ns = now_ns - prev_ns_[c];
+    prev_kind_[c] = v.kind;
+    prev_bits_[c] = v.bits;
+    prev_ns_[c] = now_ns;
+    if (pk == kNoValue || dt_ns <= 0) continue;
+    const double dt = static_cast<double>(dt_ns) * 1e-9;
+    double delta;
+    if (v.kind == kUint && pk == kUint) {
+      if (v.bits < pb) continue;  // a reset
+      delta = static_cast<double>(v.bits - pb);  // exact even above 2^53
+    } else if (v.kind == kInt && pk == kInt) {
+      if (static_cast<int64_t>(v.bits) < static_cast<int64_t>(pb)) continue;
+      delta = static_cast<double>(static_cast<int64_t>(v.bits) - static_cast<int64_t>(pb));
+    } else {
+      const double a = NumberOf(pk, pb), b = NumberOf(v.kind, v.bits);
+      if (b < a) continue;
+      delta = b - a;
+    }
+    row_.shown[c] = kNumber;
+    row_.numbers[c] = delta / dt;
+  }
+  return &row_;
+}
+
+}  // namespace mmvlog::archiver

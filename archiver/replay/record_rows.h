@@ -1,0 +1,40 @@
+// Rows at the recorded samples (replay without -t, as pmrep -u shows
+// them): one row per record holding a chosen value, and one per <mark>.
+// Counters (unless raw) are shown as a rate per second against the
+// column's previous value, (v - previous) / seconds between the two, with
+// no rate across a <mark> and none when the counter went down (a reset,
+// never a negative or absurd rate). Keeps one value per column.
+#ifndef MMVLOG_ARCHIVER_REPLAY_RECORD_ROWS_H_
+#define MMVLOG_ARCHIVER_REPLAY_RECORD_ROWS_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "archiver/replay/columns.h"
+#include "archiver/replay/row.h"
+#include "archiver/replay/sample_stream.h"
+
+namespace mmvlog::archiver {
+
+class RecordRows {
+ public:
+  // Keeps a reference to `columns`.
+  RecordRows(const ColumnSet& columns, bool raw);
+
+  // The row of `s`, or nullptr when it is none (no chosen value, no mark).
+  // Valid until the next call.
+  const Row* Take(const Sample& s);
+
+ private:
+  const ColumnSet& columns_;
+  std::vector<uint8_t> rate_;  // per column: shown as a rate
+  // Per column, its previous value since the last <mark>.
+  std::vector<uint8_t> prev_kind_;
+  std::vector<uint64_t> prev_bits_;
+  std::vector<int64_t> prev_ns_;
+  Row row_;
+};
+
+}  // namespace mmvlog::archiver
+
+#endif  // MMVLOG_ARCHIVER_REPLAY_RECORD_ROWS_H_

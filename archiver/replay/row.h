@@ -1,0 +1,56 @@
+// A row of a replay, as every output takes it: a time, and per column the
+// value (as recorded, or interpolated on a -t grid) and the number shown
+// for it (counters as rates unless raw). A row is as wide as the ColumnSet
+// and reused from row to row: memory follows the width, not the length.
+#ifndef MMVLOG_ARCHIVER_REPLAY_ROW_H_
+#define MMVLOG_ARCHIVER_REPLAY_ROW_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "archiver/replay/value.h"
+#include "format/archive_types.h"
+
+namespace mmvlog::archiver {
+
+// What a cell shows as a number.
+enum NumberState : uint8_t {
+  kNoNumber = 0,     // no value, a string, or no rate (first sample, a gap)
+  kNumber,           // numbers[c]
+  kNegativeRate,     // a counter that went down: pmval shows "!", pmrep nothing
+};
+
+struct Row {
+  format::Timestamp time;
+  bool mark = false;  // a <mark>: a gap in the recording (record rows only)
+  bool grid = false;  // a point of a -t grid
+  std::vector<uint8_t> kinds;  // per column, ValueKind
+  std::vector<uint64_t> bits;  // per column; kString: index in `strings`
+  std::vector<std::string> strings;
+  std::vector<uint8_t> shown;  // per column, NumberState
+  std::vector<double> numbers;
+
+  ValueKind kind(size_t c) const { return static_cast<ValueKind>(kinds[c]); }
+  bool has(size_t c) const { return kinds[c] != kNoValue; }
+  absl::string_view text(size_t c) const { return strings[bits[c]]; }
+  // Empties every cell of a row `width` columns wide.
+  void Clear(size_t width) {
+    kinds.assign(width, kNoValue);
+    bits.resize(width);
+    shown.assign(width, kNoNumber);
+    numbers.resize(width);
+    strings.clear();
+  }
+  size_t ValueCount() const {
+    size_t n = 0;
+    for (uint8_t k : kinds) n += k != kNoValue;
+    return n;
+  }
+};
+
+}  // namespace mmvlog::archiver
+
+#endif  // MMVLOG_ARCHIVER_REPLAY_ROW_H_

@@ -1,0 +1,253 @@
+#include "archiver/replay/sample_stream.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "format/archive_format.h"
+#include "format/result_decode.h"
+
+namespace mmvlog::archiver {
+
+// What the current archive's metadata says about a PMID, found once per
+// archive, and the columns of its last value set in order: a set of the
+// same shape as the one before (the usual case) is matched value by value
+// without a look-up.
+struct SampleStream::PmidInfo {
+  bool chosen = false;
+  int32_t type = 0;
+  ValueKind kind = kString;
+  std::vector<int32_t> last_inst;
+  std::vector<ptrdiff_t> last_column;
+};
+
+SampleStream::SampleStream(const std::vector<ArchiveEntry>& archives, const ColumnSet& columns)
+    : archives_(archives), columns_(columns) {}
+
+SampleStream::~SampleStream() = default;
+
+void SampleStream::SeekBefore(format::Timestamp from) {
+  seek_from_ = from;
+  checked_ = false;
+  covered_.assign(columns_.size(), 0);
+  mark_seen_ = false;
+}
+
+void SampleStream::ResumeFrom(const SampleStream& other) {
+  next_archive_ = other.next_archive_;
+  extra_bases_ = other.extra_bases_;
+  last_time_ = other.last_time_;
+  pending_join_ = other.pending_join_;
+  exhausted_ = other.exhausted_;
+  host_ = other.host_;
+  checked_ = true;
+  if (other.reader_ == nullptr) return;
+  absl::StatusOr<std::unique_ptr<ArchiveReader>> r = ArchiveReader::Open(other.reader_base_);
+  if (!r.ok()) return;  // the other stream names the problem
+  reader_ = std::move(*r);
+  reader_base_ = other.reader_base_;
+  // A record held behind a join mark has not been given: read it again.
+  reader_->StartAt(other.held_ ? other.reader_->last_record() : other.reader_->position());
+}
+
+bool SampleStream::OpenArchive(size_t i) {
+  const std::string& base = i < archives_.size() ? archives_[i].base : extra_bases_[i - archives_.size()];
+  absl::StatusOr<std::unique_ptr<ArchiveReader>> r = ArchiveReader::Open(base);
+  if (!r.ok()) {
+    problems_.push_back(absl::StrCat(base, ": skipped: ", r.status().message()));
+    return false;
+  }
+  reader_ = std::move(*r);
+  reader_base_ = base;
+  pmids_.clear();
+  if (host_.empty()) host_ = reader_->label().hostname;
+  if (std::find(read_.begin(), read_.end(), base) == read_.end()) read_.push_back(base);
+  if (seek_from_ && !checked_) {
+    // The last entry earlier than the window: no record before it is later.
+    std::optional<format::IndexEntry> best;
+    for (const format::IndexEntry& e : reader_->index()) {
+      if (e.timestamp < *seek_from_) best = e;
+    }
+    if (best) reader_->StartAt(*best);
+  }
+  return true;
+}
+
+void SampleStream::CloseArchive(bool at_end) {
+  for (const std::string& w : reader_->warnings()) {
+    // A torn tail of the archive still being followed is a record to come.
+    if (!(follow_ && at_end && next_archive_ >= archives_.size() + extra_bases_.size())) {
+      warnings_.push_back(w);
+    }
+  }
+  if (at_end) resume_at_ = reader_->position();
+  reader_.reset();
+}
+
+SampleStream::PmidInfo& SampleStream::Pmid(uint32_t pmid) {
+  auto [it, added] = pmids_.try_emplace(pmid);
+  if (added) {
+    it->second = std::make_unique<PmidInfo>();
+    PmidInfo& p = *it->second;
+    const format::Desc* d = reader_->meta().Desc(pmid);
+    p.chosen = d != nullptr && columns_.MetricOf(pmid) >= 0;
+    if (d != nullptr) {
+      p.type = d->type;
+      p.kind = KindOfType(d->type);
+    }
+  }
+  return *it->second;
+}
+
+bool SampleStream::Decode(const format::DecodedResult& r) {
+  sample_.time = r.timestamp;
+  sample_.mark = r.is_mark();
+  sample_.virtual_mark = false;
+  sample_.chosen = false;
+  sample_.values.clear();
+  sample_.strings.clear();
+  for (const format::DecodedValueSet& set : r.sets) {
+    if (set.numval <= 0) continue;
+    PmidInfo& p = Pmid(set.pmid);
+    if (!p.chosen) continue;
+    for (size_t k = 0; k < set.values.size(); ++k) {
+      const format::DecodedValue& v = set.values[k];
+      ptrdiff_t column;
+      if (k < p.last_inst.size() && p.last_inst[k] == v.inst) {
+        column = p.last_column[k];
+      } else {
+        column = columns_.Find(set.pmid, v.inst);
+        if (k >= p.last_inst.size()) {
+          p.last_inst.resize(k + 1);
+          p.last_column.resize(k + 1);
+        }
+        p.last_inst[k] = v.inst;
+        p.last_column[k] = column;
+      }
+      if (column < 0) continue;  // an instance no indom record names, as pmrep drops it
+      SampleValue out;
+      out.column = static_cast<uint32_t>(column);
+      if (format::IsFixedNumericType(p.type)) {
+        format::FixedValue f;
+        if (!format::FixedValueFromDecoded(v, set.valfmt, p.type, &f)) continue;
+        out.kind = p.kind;
+        out.bits = f.u64;
+      } else {
+        absl::StatusOr<format::ResultValue> rv = format::ValueFromDecoded(v, set.valfmt, p.type);
+        if (!rv.ok()) continue;
+        out.kind = kString;
+        out.bits = sample_.strings.size();
+        sample_.strings.push_back(std::move(rv->bytes));
+      }
+      sample_.values.push_back(out);
+    }
+  }
+  sample_.chosen = !sample_.values.empty();
+  return true;
+}
+
+bool SampleStream::CoveredAtFrom() const {
+  return mark_seen_ || std::all_of(covered_.begin(), covered_.end(), [](uint8_t c) { return c != 0; });
+}
+
+void SampleStream::Restart() {
+  ++restarts_;
+  reader_.reset();
+  held_ = false;
+  exhausted_ = false;
+  next_archive_ = 0;
+  last_time_.reset();
+  pending_join_.reset();
+  checked_ = true;  // no seeking this time
+  seek_from_.reset();
+  problems_.clear();
+  damaged_.clear();
+  warnings_.clear();
+}
+
+bool SampleStream::LookAgain() {
+  // New archives of a directory being followed are not looked for here:
+  // the archive being written is followed across its volumes.
+  if (archives_.empty() && extra_bases_.empty()) return false;
+  const size_t last = archives_.size() + extra_bases_.size() - 1;
+  const std::string& base = last < archives_.size() ? archives_[last].base : extra_bases_.back();
+  absl::StatusOr<std::unique_ptr<ArchiveReader>> r = ArchiveReader::Open(base);
+  if (!r.ok()) return false;
+  reader_ = std::move(*r);
+  reader_base_ = base;
+  pmids_.clear();
+  if (resume_at_) reader_->StartAt(*resume_at_);
+  return true;
+}
+
+const Sample* SampleStream::Next() {
+  for (;;) {
+    if (!held_) {
+      if (reader_ == nullptr) {
+        if (exhausted_) {
+          if (!follow_ || !LookAgain()) return nullptr;
+          exhausted_ = false;
+        } else {
+          if (next_archive_ >= archives_.size() + extra_bases_.size()) {
+            exhausted_ = true;
+            continue;
+          }
+          if (!OpenArchive(next_archive_++)) continue;
+          if (last_time_) pending_join_ = *last_time_;
+        }
+      }
+      absl::StatusOr<bool> more = reader_->NextInto(&record_);
+      if (!more.ok()) {
+        damaged_.push_back(std::string(more.status().message()));
+        CloseArchive(false);
+        continue;
+      }
+      if (!*more) {
+        CloseArchive(true);
+        if (next_archive_ >= archives_.size() + extra_bases_.size()) {
+          exhausted_ = true;
+          if (follow_) return nullptr;
+        }
+        continue;
+      }
+      if (pending_join_) {
+        // The join of two archives: a <mark> 1 ms after the earlier's end,
+        // given before this record, which is held for the next call.
+        const format::Timestamp at =
+            format::ToTimestamp(format::ToAbslTime(*pending_join_) + absl::Milliseconds(1));
+        pending_join_.reset();
+        if (!(record_.timestamp < at)) {
+          sample_.time = at;
+          sample_.mark = true;
+          sample_.virtual_mark = true;
+          sample_.chosen = false;
+          sample_.values.clear();
+          sample_.strings.clear();
+          if (seek_from_ && !checked_) mark_seen_ = true;
+          last_time_ = at;
+          held_ = true;
+          return &sample_;
+        }
+      }
+    }
+    held_ = false;
+    if (last_time_ && record_.timestamp < *last_time_) continue;  // time never goes back
+    if (seek_from_ && !checked_ && !(record_.timestamp < *seek_from_)) {
+      checked_ = true;
+      if (!CoveredAtFrom()) {
+        Restart();
+        continue;
+      }
+    }
+    Decode(record_);
+    last_time_ = record_.timestamp;
+    if (seek_from_ && !checked_) {
+      if (sample_.mark) mark_seen_ = true;
+      for (const SampleValue& v : sample_.values) covered_[v.column] = 1;
+    }
+    return &sample_;
+  }
+}
+
+}  // namespace mmvlog::archiver

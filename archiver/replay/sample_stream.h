@@ -1,0 +1,121 @@
+// SampleStream: the records of an ArchiveSet, one at a time, in time order,
+// as the values of a ColumnSet's columns. Memory follows the width of the
+// recording (one record, its values), never its length.
+//
+// Between two archives it gives a <mark> 1 ms after the earlier one's last
+// record, as libpcp reads one in a multi-archive context (logutil.c), so no
+// value is interpolated or rated across the join. An archive that cannot
+// be opened is named in problems() and skipped; damage met inside one (a
+// bad record, a broken compressed stream) ends that archive, is named in
+// damaged() with the file and offset, and the next archive is read.
+//
+// SeekBefore(from) enters each archive at its last index entry before
+// `from`, so a late window costs what it holds. What a consumer derives at
+// or after `from` is then as a whole read gives it provided every column
+// has had a value, or a <mark> came, between the entry and `from`; the
+// stream checks that when it first passes `from` and, if not, starts again
+// from the beginning and counts it in restarts() (a consumer drops what it
+// derived from the samples before).
+//
+// Follow(): at the end, instead of ending, the stream looks again (new
+// records, volumes and archives of a recording still being written) each
+// time Next() is called after it said there is nothing new.
+#ifndef MMVLOG_ARCHIVER_REPLAY_SAMPLE_STREAM_H_
+#define MMVLOG_ARCHIVER_REPLAY_SAMPLE_STREAM_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "archiver/replay/archive_set.h"
+#include "archiver/replay/columns.h"
+#include "archiver/replay/value.h"
+#include "archiver/store/archive_reader.h"
+#include "format/archive_result.h"
+
+namespace mmvlog::archiver {
+
+struct SampleValue {
+  uint32_t column = 0;
+  ValueKind kind = kNoValue;
+  uint64_t bits = 0;  // kString: the index of its bytes in Sample::strings
+};
+
+struct Sample {
+  format::Timestamp time;
+  bool mark = false;          // a <mark> record, or the join of two archives
+  bool virtual_mark = false;  // the join
+  bool chosen = false;        // holds a value of a chosen column
+  std::vector<SampleValue> values;  // the chosen columns', in record order
+  std::vector<std::string> strings;
+};
+
+class SampleStream {
+ public:
+  // Keeps references to both, which must outlive it.
+  SampleStream(const std::vector<ArchiveEntry>& archives, const ColumnSet& columns);
+  ~SampleStream();
+
+  void SeekBefore(format::Timestamp from);
+  // Reads on from where `other` is: the samples it has not given yet (a
+  // look ahead, for an Interpolator waiting on a sparse column). Call
+  // before the first Next.
+  void ResumeFrom(const SampleStream& other);
+  // Keep looking for more at the end (see the class comment).
+  void Follow() { follow_ = true; }
+
+  // The next sample, valid until the next call; nullptr at the end (with
+  // Follow: nothing new now, ask again later).
+  const Sample* Next();
+
+  const std::string& host() const { return host_; }
+  const std::vector<std::string>& problems() const { return problems_; }
+  const std::vector<std::string>& damaged() const { return damaged_; }
+  // Torn tails met (a recording that ended in a crash): warnings.
+  const std::vector<std::string>& warnings() const { return warnings_; }
+  uint64_t restarts() const { return restarts_; }
+  // The names of the archives read so far, in order.
+  const std::vector<std::string>& read_archives() const { return read_; }
+
+ private:
+  struct PmidInfo;
+  bool OpenArchive(size_t i);
+  void CloseArchive(bool at_end);
+  bool Decode(const format::DecodedResult& r);
+  PmidInfo& Pmid(uint32_t pmid);
+  bool CoveredAtFrom() const;
+  void Restart();
+  bool LookAgain();
+
+  const std::vector<ArchiveEntry>& archives_;
+  const ColumnSet& columns_;
+  std::vector<std::string> extra_bases_;  // archives found while following
+  std::string host_;
+  std::vector<std::string> problems_, damaged_, warnings_, read_;
+  size_t next_archive_ = 0;
+  std::unique_ptr<ArchiveReader> reader_;
+  std::string reader_base_;
+  absl::flat_hash_map<uint32_t, std::unique_ptr<PmidInfo>> pmids_;
+  format::DecodedResult record_;
+  Sample sample_;
+  std::optional<format::Timestamp> last_time_;  // of the last record read
+  std::optional<format::Timestamp> pending_join_;  // a join mark owed before the next record
+  // Seeking: the window's start, and what was seen between entry and it.
+  std::optional<format::Timestamp> seek_from_;
+  bool checked_ = false;
+  std::vector<uint8_t> covered_;
+  bool mark_seen_ = false;
+  uint64_t restarts_ = 0;
+  // Following.
+  bool follow_ = false;
+  std::optional<format::IndexEntry> resume_at_;  // of the last archive
+  bool exhausted_ = false;
+  bool held_ = false;  // record_ is read but not yet given (a join mark went first)
+};
+
+}  // namespace mmvlog::archiver
+
+#endif  // MMVLOG_ARCHIVER_REPLAY_SAMPLE_STREAM_H_

@@ -1,0 +1,478 @@
+// Interpolator: the worked examples of the checked specification of PCP's
+// interpolation (interp-spec.md section 7: arch/basic, arch/mark, arch/late,
+// arch/round, and arch/wrap, arch/multi from its experiments), written here
+// with ArchiveWriter as the experiments wrote them with LOGIMPORT (the label
+// at the first record). Expected values are what PCP printed for them:
+// pmval/pmrep 6.0.3 for counters, strings and availability, pmval 7.2 for
+// instants and discrete values (the nearest sample, ties to the prior: the
+// rule since PCP 6.3.2), pmrep's three decimals for doubles and rates.
+// Then GridSpec's end, end_slack and max_points, and a sparse column.
+#include "archiver/replay/interpolator.h"
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "absl/strings/str_cat.h"
+#include "format/archive_format.h"
+#include "tests/archiver/replay/replay_test_util.h"
+
+namespace mmvlog::archiver {
+namespace {
+
+using ::mmvlog::testing::Grid;
+using ::mmvlog::testing::GridRows;
+using ::mmvlog::testing::OpenArchives;
+using ::mmvlog::testing::Shown;
+using ::mmvlog::testing::TestArchive;
+using ::mmvlog::testing::TimeAt;
+using ::mmvlog::testing::Times;
+using ::mmvlog::testing::Values;
+using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
+
+using V = std::vector<std::string>;
+
+// arch/basic: records at 0, 10, 20, 30, every type and semantics.
+TestArchive Basic() {
+  TestArchive a({
+      {"cnt", format::kTypeU32, format::kSemCounter},
+      {"c32s", format::kType32, format::kSemCounter},
+      {"c64", format::kTypeU64, format::kSemCounter},
+      {"c64s", format::kType64, format::kSemCounter},
+      {"cflt", format::kTypeFloat, format::kSemCounter},
+      {"cdbl", format::kTypeDouble, format::kSemCounter},
+      {"inst", format::kType32, format::kSemInstant},
+      {"dins", format::kTypeDouble, format::kSemInstant},
+      {"disc", format::kType32, format::kSemDiscrete},
+      {"ddisc", format::kTypeDouble, format::kSemDiscrete},
+      {"str", format::kTypeString, format::kSemInstant, "none"},
+      {"strd", format::kTypeString, format::kSemDiscrete, "none"},
+      {"cms", format::kTypeU64, format::kSemCounter, "ms"},
+  });
+  const int cnt[] = {0, 100, 300, 600};
+  const int cms[] = {0, 5000, 15000, 15000};
+  const char* str[] = {"a", "b", "c", "d"};
+  for (int k = 0; k < 4; ++k) {
+    const int c = cnt[k];
+    a.Record(10 * k, {{"cnt", c}, {"c32s", c}, {"c64", c}, {"c64s", c}, {"cflt", c}, {"cdbl", c},
+                      {"inst", 5 + 10 * k}, {"dins", 1.5 + k}, {"disc", 1 + k}, {"ddisc", 1.25 + k},
+                      {"str", str[k]}, {"strd", str[k]}, {"cms", cms[k]}});
+  }
+  return a;
+}
+
+TEST(Interpolator, CountersAreLinearInTheirType) {
+  auto o = OpenArchives({Basic().Write("basic_raw")});
+  ASSERT_NE(o, nullptr);
+  const std::vector<Row> rows = GridRows(*o, Grid(0, 3), true);
+  // pmrep -t 3sec: every grid time to the end, the end included.
+  EXPECT_THAT(Times(rows), ElementsAre("0.000", "3.000", "6.000", "9.000", "12.000", "15.000", "18.000",
+                                       "21.000", "24.000", "27.000", "30.000"));
+  const V ints = {"0", "30", "60", "90", "140", "200", "260", "330", "420", "510", "600"};
+  for (const char* m : {"cnt", "c32s", "c64", "c64s"}) EXPECT_THAT(Values(rows, o->Col(m)), ElementsAreArray(ints)) << m;
+  const V reals = {"0.000", "30.000", "60.000", "90.000", "140.000", "200.000", "260.000", "330.000",
+                   "420.000", "510.000", "600.000"};
+  for (const char* m : {"cflt", "cdbl"}) EXPECT_THAT(Values(rows, o->Col(m)), ElementsAreArray(reals)) << m;
+  EXPECT_THAT(Values(rows, o->Col("cms")),
+              ElementsAre("0", "1500", "3000", "4500", "7000", "10000", "13000", "15000", "15000", "15000", "15000"));
+  EXPECT_EQ(rows[0].kind(o->Col("cnt")), kUint);
+  EXPECT_EQ(rows[0].kind(o->Col("c32s")), kInt);
+  EXPECT_EQ(rows[0].kind(o->Col("cflt")), kDouble);
+  for (const Row& r : rows) EXPECT_TRUE(r.grid);
+}
+
+TEST(Interpolator, CounterRatesFromTheRoundedValuesNoneAtTheFirstGridTime) {
+  auto o = OpenArchives({Basic().Write("basic_rate")});
+  ASSERT_NE(o, nullptr);
+  const std::vector<Row> rows = GridRows(*o, Grid(0, 3), false);
+  ASSERT_EQ(rows.size(), 11u);
+  // pmrep -o csv: cnt 10.000 ... 16.667 (= (140 - 90) / 3) ... 30.000.
+  const V rates = {"-", "10.000", "10.000", "10.000", "16.667", "20.000", "20.000", "23.333", "30.000",
+                   "30.000", "30.000"};
+  for (const char* m : {"cnt", "c32s", "c64", "c64s", "cflt", "cdbl"}) {
+    EXPECT_THAT(Shown(rows, o->Col(m)), ElementsAreArray(rates)) << m;
+  }
+  // A millisecond counter: milliseconds per second (pmrep 500.000).
+  EXPECT_THAT(Shown(rows, o->Col("cms")),
+              ElementsAre("-", "500.000", "500.000", "500.000", "833.333", "1000.000", "1000.000", "666.667",
+                          "0.000", "0.000", "0.000"));
+  // The first row still has the counters' values.
+  EXPECT_EQ(rows[0].kind(o->Col("cnt")), kUint);
+  EXPECT_EQ(rows[0].shown[o->Col("cnt")], kNoNumber);
+}
+
+TEST(Interpolator, InstantsAndDiscreteTakeTheNearestSampleTiesToThePrior) {
+  auto o = OpenArchives({Basic().Write("basic_nearest")});
+  ASSERT_NE(o, nullptr);
+  const std::vector<Row> rows = GridRows(*o, Grid(0, 3), false);
+  // pmval 7.2 -t 3sec (6.0.3 took the prior: 5,5,5,5,15,...). At 15 the
+  // samples at 10 and 20 are as near: the prior's.
+  EXPECT_THAT(Values(rows, o->Col("inst")), ElementsAre("5", "5", "15", "15", "15", "15", "25", "25", "25", "35", "35"));
+  EXPECT_THAT(Values(rows, o->Col("dins")), ElementsAre("1.500", "1.500", "2.500", "2.500", "2.500", "2.500", "3.500",
+                                                        "3.500", "3.500", "4.500", "4.500"));
+  EXPECT_THAT(Values(rows, o->Col("disc")), ElementsAre("1", "1", "2", "2", "2", "2", "3", "3", "3", "4", "4"));
+  EXPECT_THAT(Values(rows, o->Col("ddisc")), ElementsAre("1.250", "1.250", "2.250", "2.250", "2.250", "2.250",
+                                                         "3.250", "3.250", "3.250", "4.250", "4.250"));
+  // Shown as they are, rate or not.
+  EXPECT_THAT(Shown(rows, o->Col("inst")), ElementsAre("5.000", "5.000", "15.000", "15.000", "15.000", "15.000",
+                                                       "25.000", "25.000", "25.000", "35.000", "35.000"));
+}
+
+TEST(Interpolator, StringsTakeThePrior) {
+  auto o = OpenArchives({Basic().Write("basic_str")});
+  ASSERT_NE(o, nullptr);
+  const std::vector<Row> rows = GridRows(*o, Grid(0, 3), false);
+  // pmval prints "c" at 30 (its cached bounds: interp.c, spec 2.4); the
+  // sample at 30 is "d", and interpolator.h says that bug is not copied.
+  const V prior = {"a", "a", "a", "a", "b", "b", "b", "c", "c", "c", "d"};
+  EXPECT_THAT(Values(rows, o->Col("str")), ElementsAreArray(prior));
+  EXPECT_THAT(Values(rows, o->Col("strd")), ElementsAreArray(prior));
+  EXPECT_THAT(Shown(rows, o->Col("str")), ElementsAreArray(V(11, "-")));
+}
+
+// arch/mark: 1 s samples 0..5, a <mark> at 5.001, samples 10..15.
+TestArchive MarkArchive() {
+  TestArchive a({
+      {"cnt", format::kTypeU32, format::kSemCounter},
+      {"inst", format::kType32, format::kSemInstant},
+      {"disc", format::kType32, format::kSemDiscrete},
+      {"str", format::kTypeString, format::kSemInstant, "none"},
+  });
+  for (int t = 0; t <= 15; ++t) {
+    if (t == 10) a.Mark(5.001);
+    if (t > 5 && t < 10) continue;
+    a.Record(t, {{"cnt", 10 * t}, {"inst", t}, {"disc", t}, {"str", absl::StrCat("v", t)}});
+  }
+  return a;
+}
+
+TEST(Interpolator, NothingAcrossAMarkForAnySemantics) {
+  auto o = OpenArchives({MarkArchive().Write("mark")});
+  ASSERT_NE(o, nullptr);
+  const std::vector<Row> raw = GridRows(*o, Grid(0, 1), true);
+  ASSERT_EQ(raw.size(), 16u);
+  // pmval -t 1 -r: no values at 6, 7, 8, 9 (the prior or the next is the
+  // mark); 5 and 10 have theirs.
+  EXPECT_THAT(Values(raw, o->Col("cnt")), ElementsAre("0", "10", "20", "30", "40", "50", "-", "-", "-", "-", "100",
+                                                      "110", "120", "130", "140", "150"));
+  const V ints = {"0", "1", "2", "3", "4", "5", "-", "-", "-", "-", "10", "11", "12", "13", "14", "15"};
+  EXPECT_THAT(Values(raw, o->Col("inst")), ElementsAreArray(ints));
+  EXPECT_THAT(Values(raw, o->Col("disc")), ElementsAreArray(ints));
+  EXPECT_THAT(Values(raw, o->Col("str")), ElementsAre("v0", "v1", "v2", "v3", "v4", "v5", "-", "-", "-", "-", "v10",
+                                                      "v11", "v12", "v13", "v14", "v15"));
+  // Rates: none at 6..10 (10 has a value, 9 had none), as pmrep.
+  const std::vector<Row> rates = GridRows(*o, Grid(0, 1), false);
+  EXPECT_THAT(Shown(rates, o->Col("cnt")),
+              ElementsAre("-", "10.000", "10.000", "10.000", "10.000", "10.000", "-", "-", "-", "-", "-", "10.000",
+                          "10.000", "10.000", "10.000", "10.000"));
+  for (const Row& r : raw) EXPECT_FALSE(r.mark);  // grid rows are never marks
+}
+
+TEST(Interpolator, ACounterHasNoValueWhenAMarkCameSinceAGridTimeWithOne) {
+  auto o = OpenArchives({MarkArchive().Write("seenmark")});
+  ASSERT_NE(o, nullptr);
+  // pmval -S +5 -t 7 -r cnt: 50, then no values at 12 although 12 is a
+  // sample; instants and discrete values are not affected.
+  std::vector<Row> rows = GridRows(*o, Grid(5, 7), true);
+  EXPECT_THAT(Times(rows), ElementsAre("5.000", "12.000"));
+  EXPECT_THAT(Values(rows, o->Col("cnt")), ElementsAre("50", "-"));
+  EXPECT_THAT(Values(rows, o->Col("inst")), ElementsAre("5", "12"));
+  EXPECT_THAT(Values(rows, o->Col("disc")), ElementsAre("5", "12"));
+  // -t 10: 0, then none at 10.
+  rows = GridRows(*o, Grid(0, 10), true);
+  EXPECT_THAT(Values(rows, o->Col("cnt")), ElementsAre("0", "-"));
+  EXPECT_THAT(Values(rows, o->Col("inst")), ElementsAre("0", "10"));
+  // -S +4 -t 6.5: 40, none at 10.5 (pmrep: ",,10": the instant is 10).
+  rows = GridRows(*o, Grid(4, 6.5), true);
+  EXPECT_THAT(Values(rows, o->Col("cnt")), ElementsAre("40", "-"));
+  EXPECT_THAT(Values(rows, o->Col("inst")), ElementsAre("4", "10"));
+  // Not when the previous grid time had no value: -t 3 gives 0, 30, -, -,
+  // 120, 150.
+  rows = GridRows(*o, Grid(0, 3), true);
+  EXPECT_THAT(Values(rows, o->Col("cnt")), ElementsAre("0", "30", "-", "-", "120", "150"));
+  // -t 7: 0, -, 140 raw; no rate at all (pmrep: three empty cells).
+  rows = GridRows(*o, Grid(0, 7), true);
+  EXPECT_THAT(Values(rows, o->Col("cnt")), ElementsAre("0", "-", "140"));
+  rows = GridRows(*o, Grid(0, 7), false);
+  EXPECT_THAT(Shown(rows, o->Col("cnt")), ElementsAre("-", "-", "-"));
+}
+
+// arch/late: "other" every 5 s from 0 to 30; the rest only at 2.5, 7.5,
+// 12.5 and 17.5.
+TestArchive Late() {
+  TestArchive a({
+      {"other", format::kType32, format::kSemInstant},
+      {"cnt", format::kTypeU32, format::kSemCounter},
+      {"inst", format::kType32, format::kSemInstant},
+      {"disc", format::kType32, format::kSemDiscrete},
+      {"str", format::kTypeString, format::kSemInstant, "none"},
+      {"strd", format::kTypeString, format::kSemDiscrete, "none"},
+  });
+  for (int t = 0; t <= 30; t += 5) {
+    a.Record(t, {{"other", t}});
+    if (t + 2.5 <= 17.5) {
+      const int k = t / 5;
+      const std::string s = absl::StrCat("s", k);
+      a.Record(t + 2.5, {{"cnt", 100 * k}, {"inst", 10 + k}, {"disc", 20 + k}, {"str", s}, {"strd", s}});
+    }
+  }
+  return a;
+}
+
+TEST(Interpolator, NothingBeforeTheFirstValueDiscreteCarriedAfterTheLast) {
+  auto o = OpenArchives({Late().Write("late")});
+  ASSERT_NE(o, nullptr);
+  const std::vector<Row> raw = GridRows(*o, Grid(0, 2), true);
+  ASSERT_EQ(raw.size(), 16u);
+  // pmval 7.2 -t 2.
+  EXPECT_THAT(Values(raw, o->Col("inst")),
+              ElementsAre("-", "-", "10", "11", "11", "11", "12", "12", "13", "-", "-", "-", "-", "-", "-", "-"));
+  EXPECT_THAT(Values(raw, o->Col("disc")), ElementsAre("-", "-", "20", "21", "21", "21", "22", "22", "23", "23", "23",
+                                                       "23", "23", "23", "23", "23"));
+  EXPECT_THAT(Values(raw, o->Col("cnt")), ElementsAre("-", "-", "30", "70", "110", "150", "190", "230", "270", "-",
+                                                      "-", "-", "-", "-", "-", "-"));
+  EXPECT_THAT(Values(raw, o->Col("str")), ElementsAre("-", "-", "s0", "s0", "s1", "s1", "s1", "s2", "s2", "-", "-",
+                                                      "-", "-", "-", "-", "-"));
+  EXPECT_THAT(Values(raw, o->Col("strd")), ElementsAre("-", "-", "s0", "s0", "s1", "s1", "s1", "s2", "s2", "s3",
+                                                       "s3", "s3", "s3", "s3", "s3", "s3"));
+  EXPECT_THAT(Values(raw, o->Col("other")), ElementsAre("0", "0", "5", "5", "10", "10", "10", "15", "15", "20", "20",
+                                                        "20", "25", "25", "30", "30"));
+  const std::vector<Row> rates = GridRows(*o, Grid(0, 2), false);
+  EXPECT_THAT(Shown(rates, o->Col("cnt")), ElementsAre("-", "-", "-", "20.000", "20.000", "20.000", "20.000",
+                                                       "20.000", "20.000", "-", "-", "-", "-", "-", "-", "-"));
+}
+
+// arch/round: cnt 0, 10, 11 and c32s -10, 0, 1 at 0, 3 and 6.
+TEST(Interpolator, IntegersRoundAsTheCCastOfHalfPlusXNegativesTowardsZero) {
+  TestArchive a({
+      {"cnt", format::kTypeU32, format::kSemCounter},
+      {"c32s", format::kType32, format::kSemCounter},
+      {"c64", format::kTypeU64, format::kSemCounter},
+      {"c64s", format::kType64, format::kSemCounter},
+      {"cdbl", format::kTypeDouble, format::kSemCounter},
+      {"inst", format::kType32, format::kSemInstant},
+  });
+  a.Record(0, {{"cnt", 0}, {"c32s", -10}, {"c64", 0}, {"c64s", -10}, {"cdbl", 0}, {"inst", 0}});
+  a.Record(3, {{"cnt", 10}, {"c32s", 0}, {"c64", 10}, {"c64s", 0}, {"cdbl", 10}, {"inst", 10}});
+  a.Record(6, {{"cnt", 11}, {"c32s", 1}, {"c64", 11}, {"c64s", 1}, {"cdbl", 11}, {"inst", 11}});
+  auto o = OpenArchives({a.Write("round")});
+  ASSERT_NE(o, nullptr);
+  const std::vector<Row> raw = GridRows(*o, Grid(0, 1), true);
+  // -6.67 gives -6 and -3.33 gives -2 (ordinary rounding: -7, -3).
+  for (const char* m : {"cnt", "c64"}) {
+    EXPECT_THAT(Values(raw, o->Col(m)), ElementsAre("0", "3", "7", "10", "10", "11", "11")) << m;
+  }
+  for (const char* m : {"c32s", "c64s"}) {
+    EXPECT_THAT(Values(raw, o->Col(m)), ElementsAre("-10", "-6", "-2", "0", "0", "1", "1")) << m;
+  }
+  EXPECT_THAT(Values(raw, o->Col("cdbl")),
+              ElementsAre("0.000", "3.333", "6.667", "10.000", "10.333", "10.667", "11.000"));
+  EXPECT_THAT(Values(raw, o->Col("inst")), ElementsAre("0", "0", "10", "10", "10", "11", "11"));
+  // Rates from the rounded values, as pmrep: 3, 4, 3, 0, 1, 0.
+  const std::vector<Row> rates = GridRows(*o, Grid(0, 1), false);
+  EXPECT_THAT(Shown(rates, o->Col("cnt")), ElementsAre("-", "3.000", "4.000", "3.000", "0.000", "1.000", "0.000"));
+  EXPECT_THAT(Shown(rates, o->Col("c32s")), ElementsAre("-", "4.000", "4.000", "2.000", "0.000", "1.000", "0.000"));
+  EXPECT_THAT(Shown(rates, o->Col("cdbl")), ElementsAre("-", "3.333", "3.333", "3.333", "0.333", "0.333", "0.333"));
+}
+
+// arch/wrap: counters that go down, interpolated linearly all the same;
+// their rates are negative (pmval "!", pmrep nothing).
+TEST(Interpolator, ACounterGoingDownIsInterpolatedAndItsRateIsNegative) {
+  TestArchive a({
+      {"cu32", format::kTypeU32, format::kSemCounter},
+      {"cs32", format::kType32, format::kSemCounter},
+      {"cu64", format::kTypeU64, format::kSemCounter},
+      {"cs64", format::kType64, format::kSemCounter},
+      {"cdbl", format::kTypeDouble, format::kSemCounter},
+  });
+  a.Record(0, {{"cu32", 4294967000u}, {"cs32", 100}, {"cu64", 1000}, {"cs64", 100}, {"cdbl", 100}});
+  a.Record(10, {{"cu32", 4294967200u}, {"cs32", 50}, {"cu64", 1200}, {"cs64", 50}, {"cdbl", 50}});
+  a.Record(20, {{"cu32", 100}, {"cs32", -100}, {"cu64", 100}, {"cs64", -100}, {"cdbl", -100}});
+  a.Record(30, {{"cu32", 300}, {"cs32", -50}, {"cu64", 300}, {"cs64", -50}, {"cdbl", -50}});
+  auto o = OpenArchives({a.Write("wrap")});
+  ASSERT_NE(o, nullptr);
+  const std::vector<Row> raw = GridRows(*o, Grid(0, 5), true);
+  // pmval 6.0.3 -t 5 -r.
+  EXPECT_THAT(Values(raw, o->Col("cu32")),
+              ElementsAre("4294967000", "4294967100", "4294967200", "2147483650", "100", "200", "300"));
+  EXPECT_THAT(Values(raw, o->Col("cs32")), ElementsAre("100", "75", "50", "-24", "-100", "-74", "-50"));
+  EXPECT_THAT(Values(raw, o->Col("cs64")), ElementsAre("100", "75", "50", "-24", "-100", "-74", "-50"));
+  // U64 below 2^63 as 64: 0.5 + 1200 - 5 * 1100 / 10 = 650.5.
+  EXPECT_THAT(Values(raw, o->Col("cu64")), ElementsAre("1000", "1100", "1200", "650", "100", "200", "300"));
+  EXPECT_THAT(Values(raw, o->Col("cdbl")),
+              ElementsAre("100.000", "75.000", "50.000", "-25.000", "-100.000", "-75.000", "-50.000"));
+  const std::vector<Row> rates = GridRows(*o, Grid(0, 5), false);
+  EXPECT_THAT(Shown(rates, o->Col("cu32")), ElementsAre("-", "20.000", "20.000", "!", "!", "20.000", "20.000"));
+  EXPECT_THAT(Shown(rates, o->Col("cu64")), ElementsAre("-", "20.000", "20.000", "!", "!", "20.000", "20.000"));
+  EXPECT_THAT(Shown(rates, o->Col("cs32")), ElementsAre("-", "!", "!", "!", "!", "5.200", "4.800"));
+  EXPECT_THAT(Shown(rates, o->Col("cs64")), ElementsAre("-", "!", "!", "!", "!", "5.200", "4.800"));
+  EXPECT_THAT(Shown(rates, o->Col("cdbl")), ElementsAre("-", "!", "!", "!", "!", "5.000", "5.000"));
+  // The negative rate's number is there for those who want it.
+  EXPECT_EQ(rates[3].shown[o->Col("cu32")], kNegativeRate);
+  EXPECT_LT(rates[3].numbers[o->Col("cu32")], 0);
+}
+
+// arch/multi: m1 (every 2 s from 0 to 10) and m2 (20 to 30), read as one:
+// nothing between them, as across a <mark>.
+TEST(Interpolator, TwoArchivesAreOneRecordingWithAGapBetween) {
+  auto part = [](int from, int to) {
+    TestArchive a({
+        {"cnt", format::kTypeU32, format::kSemCounter},
+        {"inst", format::kType32, format::kSemInstant},
+        {"disc", format::kType32, format::kSemDiscrete},
+    });
+    a.LabelAt(from);
+    for (int t = from; t <= to; t += 2) a.Record(t, {{"cnt", 10 * t}, {"inst", t}, {"disc", t}});
+    return a;
+  };
+  const std::string m1 = part(0, 10).Write("m1");
+  const std::string m2 = part(20, 30).Write("m2");
+  auto o = OpenArchives({m1, m2});
+  ASSERT_NE(o, nullptr);
+  const std::vector<Row> rows = GridRows(*o, Grid(0, 3), false);
+  EXPECT_THAT(Times(rows), ElementsAre("0.000", "3.000", "6.000", "9.000", "12.000", "15.000", "18.000", "21.000",
+                                       "24.000", "27.000", "30.000"));
+  // pmval -a m1,m2 -t 3 (7.2 for the instant).
+  EXPECT_THAT(Shown(rows, o->Col("cnt")), ElementsAre("-", "10.000", "10.000", "10.000", "-", "-", "-", "-",
+                                                      "10.000", "10.000", "10.000"));
+  EXPECT_THAT(Values(rows, o->Col("inst")), ElementsAre("0", "2", "6", "8", "-", "-", "-", "20", "24", "26", "30"));
+  EXPECT_THAT(Values(rows, o->Col("disc")), ElementsAre("0", "2", "6", "8", "-", "-", "-", "20", "24", "26", "30"));
+  EXPECT_THAT(Values(rows, o->Col("cnt")),
+              ElementsAre("0", "30", "60", "90", "-", "-", "-", "210", "240", "270", "300"));
+}
+
+// interp.c gives a counter of a non-numeric type PM_ERR_TYPE: no value.
+TEST(Interpolator, ACounterOfStringsHasNoValue) {
+  TestArchive a({{"scnt", format::kTypeString, format::kSemCounter, "none"},
+                 {"inst", format::kType32, format::kSemInstant}});
+  a.Record(0, {{"scnt", "a"}, {"inst", 1}});
+  a.Record(10, {{"scnt", "b"}, {"inst", 2}});
+  auto o = OpenArchives({a.Write("string_counter")});
+  ASSERT_NE(o, nullptr);
+  const std::vector<Row> rows = GridRows(*o, Grid(0, 5), true);
+  EXPECT_THAT(Values(rows, o->Col("scnt")), ElementsAre("-", "-", "-"));
+  EXPECT_THAT(Values(rows, o->Col("inst")), ElementsAre("1", "1", "2"));
+}
+
+// A v2 archive (microseconds) gives the same rows.
+TEST(Interpolator, AVersion2ArchiveGivesTheSameRows) {
+  TestArchive v3 = MarkArchive();
+  TestArchive v2 = MarkArchive();
+  v2.Version(2);
+  auto o3 = OpenArchives({v3.Write("mark_v3")});
+  auto o2 = OpenArchives({v2.Write("mark_v2")});
+  ASSERT_NE(o3, nullptr);
+  ASSERT_NE(o2, nullptr);
+  for (bool raw : {false, true}) {
+    const std::vector<Row> r3 = GridRows(*o3, Grid(0, 0.75), raw);
+    const std::vector<Row> r2 = GridRows(*o2, Grid(0, 0.75), raw);
+    ASSERT_EQ(r3.size(), r2.size());
+    EXPECT_EQ(Times(r3), Times(r2));
+    for (size_t c = 0; c < o3->columns.size(); ++c) {
+      EXPECT_EQ(Values(r3, c), Values(r2, c)) << c;
+      EXPECT_EQ(Shown(r3, c), Shown(r2, c)) << c;
+    }
+  }
+}
+
+// GridSpec: `end` bounds the grid (inclusive), max_points counts rows,
+// end_slack lets an open grid reach past the last record.
+TEST(Interpolator, GridEndsAtEndOrAfterMaxPoints) {
+  auto o = OpenArchives({Basic().Write("gridspec")});
+  ASSERT_NE(o, nullptr);
+  GridSpec g = Grid(0, 3);
+  g.end = TimeAt(12);
+  EXPECT_THAT(Times(GridRows(*o, g, true)), ElementsAre("0.000", "3.000", "6.000", "9.000", "12.000"));
+  g = Grid(0, 3);
+  g.max_points = 4;
+  EXPECT_THAT(Times(GridRows(*o, g, true)), ElementsAre("0.000", "3.000", "6.000", "9.000"));
+  // pmval's end: the last record.
+  g = Grid(0, 7);
+  g.end = TimeAt(30);
+  EXPECT_THAT(Times(GridRows(*o, g, true)), ElementsAre("0.000", "7.000", "14.000", "21.000", "28.000"));
+  // An origin between samples.
+  g = Grid(1.5, 10);
+  std::vector<Row> rows = GridRows(*o, g, true);
+  EXPECT_THAT(Times(rows), ElementsAre("1.500", "11.500", "21.500"));
+  EXPECT_THAT(Values(rows, o->Col("cnt")), ElementsAre("15", "130", "345"));
+}
+
+TEST(Interpolator, EndSlackReachesAGridTimeJustPastTheLastRecord) {
+  TestArchive a({{"inst", format::kType32, format::kSemInstant}, {"disc", format::kType32, format::kSemDiscrete}});
+  a.Record(0, {{"inst", 0}, {"disc", 0}});
+  a.Record(5, {{"inst", 5}, {"disc", 5}});
+  a.Record(9.9995, {{"inst", 10}, {"disc", 10}});
+  auto o = OpenArchives({a.Write("slack")});
+  ASSERT_NE(o, nullptr);
+  GridSpec g = Grid(0, 5);  // 1 ms of slack, as pmrep reads
+  std::vector<Row> rows = GridRows(*o, g, true);
+  EXPECT_THAT(Times(rows), ElementsAre("0.000", "5.000", "10.000"));
+  // After the last sample: an instant has none, a discrete value carries.
+  EXPECT_THAT(Values(rows, o->Col("inst")), ElementsAre("0", "5", "-"));
+  EXPECT_THAT(Values(rows, o->Col("disc")), ElementsAre("0", "5", "10"));
+  g.end_slack = absl::ZeroDuration();
+  EXPECT_THAT(Times(GridRows(*o, g, true)), ElementsAre("0.000", "5.000"));
+}
+
+// A column sampled every tenth record: its values are still exact (a row
+// waits for the sample after it).
+TEST(Interpolator, ASparseColumnStillGetsExactValues) {
+  TestArchive a({
+      {"every", format::kTypeU32, format::kSemCounter},
+      {"scnt", format::kTypeU32, format::kSemCounter},
+      {"sinst", format::kType32, format::kSemInstant},
+      {"sdisc", format::kType32, format::kSemDiscrete},
+  });
+  for (int t = 0; t <= 100; ++t) {
+    if (t % 10 == 0) {
+      a.Record(t, {{"every", t}, {"scnt", t * t}, {"sinst", t}, {"sdisc", 1000 + t}});
+    } else {
+      a.Record(t, {{"every", t}});
+    }
+  }
+  auto o = OpenArchives({a.Write("sparse")});
+  ASSERT_NE(o, nullptr);
+  const std::vector<Row> rows = GridRows(*o, Grid(0, 1.5), true);
+  ASSERT_EQ(rows.size(), 67u);  // 0, 1.5, ..., 99
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const double g = 1.5 * k;
+    const int tp = static_cast<int>(g / 10) * 10, tn = tp + 10;
+    const double p = tp * tp, n = tn * tn;
+    // interp.c: (uint32)(0.5 + p + (g - tp) * (n - p) / (tn - tp)).
+    const uint64_t cnt = static_cast<uint32_t>(0.5 + p + (g - tp) * (n - p) / 10);
+    const int nearest = g - tp <= 5 ? tp : tn;
+    EXPECT_EQ(Values(rows, o->Col("scnt"))[k], g == tp ? absl::StrCat(tp * tp) : absl::StrCat(cnt)) << g;
+    EXPECT_EQ(Values(rows, o->Col("sinst"))[k], absl::StrCat(nearest)) << g;
+    EXPECT_EQ(Values(rows, o->Col("sdisc"))[k], absl::StrCat(1000 + nearest)) << g;
+  }
+}
+
+// Rows come as the samples do, not at the end.
+TEST(Interpolator, RowsAreGivenAsSoonAsTheirValuesAreKnown) {
+  auto o = OpenArchives({MarkArchive().Write("stream")});
+  ASSERT_NE(o, nullptr);
+  SampleStream s(o->set.archives(), o->columns);
+  Interpolator in(o->columns, o->set.start(), Grid(0, 1), false);
+  int rows = 0;
+  while (const Sample* x = s.Next()) {
+    in.Add(*x);
+    while (in.NextRow() != nullptr) ++rows;
+    // After the sample at t (t <= 5), the rows at 0..t.
+    if (!x->mark && x->time <= testing::At(5)) {
+      EXPECT_GE(rows, static_cast<int>(x->time.sec - testing::kT0) + 1) << "at " << x->time.sec;
+    }
+  }
+  EXPECT_FALSE(in.done());
+  in.Finish();
+  while (in.NextRow() != nullptr) ++rows;
+  EXPECT_EQ(rows, 16);
+  EXPECT_TRUE(in.done());
+}
+
+}  // namespace
+}  // namespace mmvlog::archiver
