@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -20,7 +21,7 @@ struct JsonLabel {
   std::string value;
 };
 
-absl::Status CheckLabelName(absl::string_view name);
+bool ValidLabelName(absl::string_view name);
 
 // A small JSON reader for label objects. PCP parses labels with jsonsl and
 // rewrites them without insignificant whitespace; values are copied as
@@ -151,30 +152,35 @@ class LabelJsonParser {
     }
     if (c == '{') {
       // A compound label (PCP's term): copied compactly, its names in the
-      // order written, as libpcp keeps a nested object.
+      // order written, as libpcp keeps a nested object; a member whose name
+      // PCP 7.2 skips is left out, value and all.
       if (depth >= kMaxDepth) return Error("objects nested too deeply");
       ++pos_;
       out->push_back('{');
       SkipSpace();
+      bool first = true;
       if (!Consume('}')) {
         for (;;) {
           SkipSpace();
           if (Peek() != '"') return Error("expected a label name");
+          std::string member;
           const size_t start = pos_ + 1;
-          if (absl::Status s = ParseString(out); !s.ok()) return s;
-          if (absl::Status s = CheckLabelName(in_.substr(start, pos_ - 1 - start)); !s.ok()) {
-            return s;
-          }
+          if (absl::Status s = ParseString(&member); !s.ok()) return s;
+          const bool valid = ValidLabelName(in_.substr(start, pos_ - 1 - start));
           SkipSpace();
           if (!Consume(':')) return Error("expected ':'");
-          out->push_back(':');
+          member.push_back(':');
           SkipSpace();
-          if (absl::Status s = ParseValue(depth + 1, out); !s.ok()) return s;
-          SkipSpace();
-          if (Consume(',')) {
-            out->push_back(',');
-            continue;
+          if (absl::Status s = ParseValue(depth + 1, &member); !s.ok()) return s;
+          if (valid) {
+            if (!first) out->push_back(',');
+            absl::StrAppend(out, member);
+            first = false;
+          } else {
+            ++skipped_;
           }
+          SkipSpace();
+          if (Consume(',')) continue;
           if (Consume('}')) break;
           return Error("expected ',' or '}'");
         }
@@ -206,45 +212,69 @@ class LabelJsonParser {
 
   absl::string_view in_;
   size_t pos_ = 0;
+  int skipped_ = 0;  // nested members left out for their names
+
+ public:
+  int skipped() const { return skipped_; }
 };
 
-// verify_label_name in libpcp's labels.c: [A-Za-z][A-Za-z0-9_]*, shorter
-// than MAXLABELNAMELEN.
-absl::Status CheckLabelName(absl::string_view name) {
-  auto alpha = [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-  };
-  bool ok =
-      !name.empty() && name.size() <= kMaxLabelNameLength && alpha(name[0]);
-  for (size_t i = 1; ok && i < name.size(); ++i) {
-    const char c = name[i];
-    ok = alpha(c) || (c >= '0' && c <= '9') || c == '_';
+// verify_label_name in PCP 7.2's labels.c (l.489-512): [A-Za-z0-9_]+,
+// shorter than MAXLABELNAMELEN. 6.0.3 wanted a letter first; its libpcp
+// reads 7.2's names from an archive all the same.
+bool ValidLabelName(absl::string_view name) {
+  if (name.empty() || name.size() > kMaxLabelNameLength) return false;
+  for (const char c : name) {
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+          c == '_')) {
+      return false;
+    }
   }
-  if (!ok) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("label name \"", absl::CEscape(name.substr(0, 300)),
-                     "\" is not [A-Za-z][A-Za-z0-9_]* of at most ",
-                     kMaxLabelNameLength, " bytes"));
-  }
-  return absl::OkStatus();
+  return true;
 }
 
-// Parses one object into `merged` (name -> value), rejecting bad and
-// duplicate names within the object; later objects overwrite earlier ones.
-absl::Status ParseInto(absl::string_view json,
-                       std::map<std::string, std::string>* merged) {
-  absl::StatusOr<std::vector<JsonLabel>> labels =
-      LabelJsonParser(json).ParseObject();
+absl::Status CheckLabelName(absl::string_view name) {
+  if (ValidLabelName(name)) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("label name \"", absl::CEscape(name.substr(0, 300)),
+                   "\" is not [A-Za-z0-9_]+ of at most ", kMaxLabelNameLength, " bytes"));
+}
+
+// The labels of one object, in the order written, without those whose
+// names PCP 7.2 skips (labels.c l.745-761); an object left with none for
+// that reason is refused, as __pmParseLabels refuses it (l.856-865), and so
+// is a name given twice.
+absl::StatusOr<std::vector<JsonLabel>> ParseLabels(absl::string_view json) {
+  LabelJsonParser parser(json);
+  absl::StatusOr<std::vector<JsonLabel>> labels = parser.ParseObject();
   if (!labels.ok()) return labels.status();
-  std::map<std::string, std::string> object;
+  std::vector<JsonLabel> kept;
+  std::set<std::string> seen;
+  absl::Status first_bad;
   for (JsonLabel& l : *labels) {
-    if (absl::Status s = CheckLabelName(l.name); !s.ok()) return s;
-    if (!object.emplace(l.name, std::move(l.value)).second) {
+    if (absl::Status s = CheckLabelName(l.name); !s.ok()) {
+      if (first_bad.ok()) first_bad = s;
+      continue;
+    }
+    if (!seen.insert(l.name).second) {
       return absl::InvalidArgumentError(
           absl::StrCat("label name \"", l.name, "\" appears twice"));
     }
+    kept.push_back(std::move(l));
   }
-  for (auto& [name, value] : object) (*merged)[name] = std::move(value);
+  if (kept.empty() && (!first_bad.ok() || parser.skipped() > 0)) {
+    return first_bad.ok() ? absl::InvalidArgumentError("every label name is invalid")
+                          : first_bad;
+  }
+  return kept;
+}
+
+// Parses one object into `merged` (name -> value); later objects overwrite
+// earlier ones.
+absl::Status ParseInto(absl::string_view json,
+                       std::map<std::string, std::string>* merged) {
+  absl::StatusOr<std::vector<JsonLabel>> labels = ParseLabels(json);
+  if (!labels.ok()) return labels.status();
+  for (JsonLabel& l : *labels) (*merged)[l.name] = std::move(l.value);
   return absl::OkStatus();
 }
 
@@ -278,17 +308,26 @@ size_t ValueEnd(const std::string& json, size_t at) {
   return json.size();
 }
 
+// An entry and the name libpcp sorts it by: its own for a plain label; for
+// a compound one the top-level name, '.', and its innermost name (the name
+// libpcp's parser gives it: labels.c pop/push_label_name keep one level).
+struct KeyedEntry {
+  std::string key;
+  LabelEntry entry;
+};
+
 // The entries of the compact object at `at` in `json`: one per name whose
-// value is not an object (those are walked in turn), flagged compound.
-void AddCompoundEntries(const std::string& json, size_t at, uint8_t flags,
-                        std::vector<LabelEntry>* out) {
+// value is not an object with members (those are walked in turn), flagged
+// compound, each keyed under `top`.
+void AddCompoundEntries(const std::string& json, size_t at, const std::string& top,
+                        uint8_t flags, std::vector<KeyedEntry>* out) {
   size_t pos = at + 1;  // past '{'
   while (pos < json.size() && json[pos] == '"') {
     const size_t name_end = ValueEnd(json, pos);  // past the closing quote
     const size_t value_at = name_end + 1;         // past ':'
     const size_t value_end = ValueEnd(json, value_at);
-    if (json[value_at] == '{') {
-      AddCompoundEntries(json, value_at, flags, out);
+    if (json[value_at] == '{' && value_end - value_at > 2) {
+      AddCompoundEntries(json, value_at, top, flags, out);
     } else {
       LabelEntry l;
       l.name_offset = static_cast<uint16_t>(pos + 1);
@@ -296,7 +335,7 @@ void AddCompoundEntries(const std::string& json, size_t at, uint8_t flags,
       l.flags = flags | kLabelCompound;
       l.value_offset = static_cast<uint16_t>(value_at);
       l.value_length = static_cast<uint16_t>(value_end - value_at);
-      out->push_back(l);
+      out->push_back({absl::StrCat(top, ".", json.substr(l.name_offset, l.name_length)), l});
     }
     pos = value_end;
     if (pos < json.size() && json[pos] == ',') ++pos;
@@ -316,21 +355,34 @@ std::string CompactJson(const std::map<std::string, std::string>& labels) {
 }  // namespace
 
 absl::StatusOr<LabelSet> MakeLabelSet(int32_t inst, absl::string_view json,
-                                      uint8_t flags) {
+                                      uint8_t flags, LabelOrder order) {
   // __pmAddLabels refuses input of PM_MAXLABELJSONLEN - 1 bytes or more.
   if (json.size() + 1 >= kMaxLabelJsonLength) {
     return absl::InvalidArgumentError(
         absl::StrCat("label json of ", json.size(), " bytes is too long"));
   }
-  std::map<std::string, std::string> labels;
-  if (absl::Status s = ParseInto(json, &labels); !s.ok()) return s;
+  absl::StatusOr<std::vector<JsonLabel>> parsed = ParseLabels(json);
+  if (!parsed.ok()) return parsed.status();
+  std::vector<JsonLabel>& labels = *parsed;
+  if (order == LabelOrder::kSorted) {
+    std::stable_sort(labels.begin(), labels.end(),
+                     [](const JsonLabel& a, const JsonLabel& b) { return a.name < b.name; });
+  }
   if (labels.size() > kMaxLabels) {
     return absl::InvalidArgumentError(
         absl::StrCat(labels.size(), " labels exceed ", kMaxLabels));
   }
   LabelSet set;
   set.inst = inst;
-  set.json = CompactJson(labels);
+  set.json = "{";
+  for (const JsonLabel& l : labels) {
+    if (set.json.size() > 1) set.json += ',';
+    absl::StrAppend(&set.json, "\"", l.name, "\":", l.value);
+  }
+  set.json += '}';
+  // The first object added to an empty set with no labels in it leaves
+  // libpcp's json empty (labels.c __pmAddLabels l.292-296: an empty buffer).
+  if (order == LabelOrder::kAsWritten && labels.empty()) set.json.clear();
   // __pmMergeLabelSets leaves room for the final '}', a NUL and one byte it
   // miscounts, so a merged set is at most 65531 bytes (PCP 6.0.3).
   if (set.json.size() > kMaxLabelJsonLength - 4) {
@@ -339,35 +391,37 @@ absl::StatusOr<LabelSet> MakeLabelSet(int32_t inst, absl::string_view json,
   }
   // Offsets as libpcp's stash_label computes them: the name starts after
   // its opening quote, the value after the name's closing quote and ':'.
-  // A compound label (an object value) is no entry itself: each name inside
-  // it with a value that is not an object is, flagged compound, as libpcp
-  // records them; the entries sorted by name.
+  // A compound label (an object with members) is no entry itself: each name
+  // inside it with a value that is not one is, flagged compound, as libpcp
+  // records them. An empty object is a label of its own, value {}, flagged
+  // compound (libpcp's "empty map"). The entries are sorted by the names
+  // libpcp sorts them by (KeyedEntry).
+  std::vector<KeyedEntry> entries;
   size_t pos = 1;  // the opening quote of the first name
-  for (const auto& [name, value] : labels) {
+  for (const JsonLabel& label : labels) {
+    const std::string& name = label.name;
+    const std::string& value = label.value;
     const size_t value_at = pos + 1 + name.size() + 2;
-    if (!value.empty() && value[0] == '{') {
-      AddCompoundEntries(set.json, value_at, flags, &set.labels);
+    if (value.size() > 2 && value[0] == '{') {
+      AddCompoundEntries(set.json, value_at, name, flags, &entries);
     } else {
       LabelEntry l;
       l.name_offset = static_cast<uint16_t>(pos + 1);
       l.name_length = static_cast<uint8_t>(name.size());
-      l.flags = flags;
+      l.flags = value == "{}" ? flags | kLabelCompound : flags;
       l.value_offset = static_cast<uint16_t>(value_at);
       l.value_length = static_cast<uint16_t>(value.size());
-      set.labels.push_back(l);
+      entries.push_back({name, l});
     }
     pos = value_at + value.size() + 1;  // past the ','
   }
-  if (set.labels.size() > kMaxLabels) {
+  if (entries.size() > kMaxLabels) {
     return absl::InvalidArgumentError(
-        absl::StrCat(set.labels.size(), " labels exceed ", kMaxLabels));
+        absl::StrCat(entries.size(), " labels exceed ", kMaxLabels));
   }
-  const std::string& j = set.json;
-  std::stable_sort(set.labels.begin(), set.labels.end(),
-                   [&](const LabelEntry& a, const LabelEntry& b) {
-                     return absl::string_view(j).substr(a.name_offset, a.name_length) <
-                            absl::string_view(j).substr(b.name_offset, b.name_length);
-                   });
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const KeyedEntry& a, const KeyedEntry& b) { return a.key < b.key; });
+  for (KeyedEntry& e : entries) set.labels.push_back(e.entry);
   return set;
 }
 

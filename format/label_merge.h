@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "format/archive_meta.h"
+#include "format/meta_label.h"
 
 namespace mmvlog::format {
 

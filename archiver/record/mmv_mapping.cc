@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "format/archive_format.h"
 #include "format/endian.h"
+#include "format/label_json.h"
 #include "format/label_merge.h"
 #include "format/pm_units.h"
 
@@ -336,7 +337,8 @@ absl::StatusOr<MappedFile> MmvMapper::Map(const std::string& name,
     }
     const uint8_t flags = static_cast<uint8_t>(
         type | ((l.flags & format::kMmvLabelOptional) ? format::kLabelOptional : 0));
-    absl::StatusOr<format::LabelSet> set = format::MakeLabelSet(inst, l.payload, flags);
+    absl::StatusOr<format::LabelSet> set =
+        format::MakeLabelSet(inst, l.payload, flags, format::LabelOrder::kAsWritten);
     if (!set.ok()) {
       out.warnings.push_back(absl::StrCat("labels ", l.payload, ": ", set.status().message()));
       continue;

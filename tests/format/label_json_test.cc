@@ -44,10 +44,12 @@ TEST(MakeLabelSet, KeepsValuesAsWritten) {
       kInNull,
       R"({"n":-0.5E+3,"m":1.50,"s":"\u00e9\"\\","t":true,"f":false,"z":null,"B":{}})",
       kLabelContext);
-  // An empty compound label: kept in the text, no entry.
+  // An empty compound label: a label of its own, value {}, flagged
+  // compound (libpcp's "empty map", as 6.0.3 and 7.2 build it).
   ASSERT_OK(set);
-  EXPECT_EQ(set->labels.size(), 6u);
+  ASSERT_EQ(set->labels.size(), 7u);
   EXPECT_THAT(set->json, HasSubstr(R"("B":{})"));
+  EXPECT_EQ(set->labels[0], (LabelEntry{2, 1, kLabelContext | kLabelCompound, 5, 2}));
   set = MakeLabelSet(
       kInNull,
       R"({"n":-0.5E+3,"m":1.50,"s":"\u00e9\"\\","t":true,"f":false,"z":null,"B":[]})",
@@ -74,15 +76,30 @@ TEST(MakeLabelSet, EmptyObject) {
 }
 
 TEST(MakeLabelSet, NameRules) {
-  EXPECT_OK(MakeLabelSet(kInNull, R"({"B_9":1})", 0));
+  // PCP 7.2's rule (labels.c verify_label_name): [A-Za-z0-9_]+, so a name
+  // may begin with a digit or '_' (6.0.3 wanted a letter first).
+  for (absl::string_view good : {R"({"B_9":1})", R"({"1a":1})", R"({"_c":1})", R"({"_":1})"}) {
+    EXPECT_OK(MakeLabelSet(kInNull, good, 0)) << good;
+  }
+  // An object with no valid name is refused...
   for (absl::string_view bad :
-       {R"({"1a":1})", R"({"a-b":1})", R"({"a.b":1})", R"({"_c":1})",
-        R"({"":1})", R"({"a\u0062":1})", R"({"é":1})"}) {
+       {R"({"a-b":1})", R"({"a.b":1})", R"({"":1})", R"({"a\u0062":1})", R"({"é":1})"}) {
     EXPECT_THAT(
         MakeLabelSet(kInNull, bad, 0),
         StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("label name")))
         << bad;
   }
+  // ... but one with a valid name too keeps it: an invalid name is skipped
+  // with its value, at any depth (7.2; 6.0.3 refused the whole object).
+  absl::StatusOr<LabelSet> set =
+      MakeLabelSet(kInNull, R"({"a-b":[1,2],"c":2,"d":{"_x":1,"bad-key":{"y":2},"ok":3}})",
+                   kLabelItem);
+  ASSERT_OK(set);
+  EXPECT_EQ(set->json, R"({"c":2,"d":{"_x":1,"ok":3}})");
+  EXPECT_THAT(set->labels, ::testing::SizeIs(3));
+  set = MakeLabelSet(kInNull, R"({"a":{"bad-key":1}})", kLabelItem);
+  ASSERT_OK(set);
+  EXPECT_EQ(set->json, R"({"a":{}})");  // an empty map is left, as 7.2 leaves it
   EXPECT_OK(MakeLabelSet(
       kInNull,
       absl::StrCat("{\"", std::string(kMaxLabelNameLength, 'a'), "\":1}"), 0));
@@ -94,6 +111,21 @@ TEST(MakeLabelSet, NameRules) {
   EXPECT_THAT(MakeLabelSet(kInNull, R"({"a":1,"b":2,"a":3})", 0),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("\"a\" appears twice")));
+}
+
+TEST(MakeLabelSet, AsWrittenKeepsTheOrderOfTheFirstObject) {
+  // pmdammv's first __pmAddLabels of an identifier, into an empty set:
+  // libpcp keeps the object as written; the entries are sorted all the same.
+  absl::StatusOr<LabelSet> set =
+      MakeLabelSet(kInNull, R"({ "b" : 1, "a" : "x" })", kLabelItem, LabelOrder::kAsWritten);
+  ASSERT_OK(set);
+  EXPECT_EQ(set->json, R"({"b":1,"a":"x"})");
+  EXPECT_EQ(set->labels, (std::vector<LabelEntry>{{8, 1, kLabelItem, 11, 3},
+                                                  {2, 1, kLabelItem, 5, 1}}));
+  // Nothing left: libpcp's json is empty.
+  set = MakeLabelSet(kInNull, "{}", kLabelItem, LabelOrder::kAsWritten);
+  ASSERT_OK(set);
+  EXPECT_EQ(set->json, "");
 }
 
 TEST(MakeLabelSet, MalformedJson) {
@@ -156,8 +188,13 @@ TEST(MakeLabelSet, CompoundLabelsAsPcpRecordsThem) {
   EXPECT_EQ(set->labels,
             (std::vector<LabelEntry>{{7, 1, kLabelItem | kLabelCompound, 10, 1},
                                      {14, 1, kLabelItem, 17, 1}}));
-  // Every rule still holds inside: names, syntax, depth.
-  for (const char* bad : {R"({"a":{"1b":2}})", R"({"a":{"b":}})", R"({"a":{"b" 1}})",
+  // Compound entries sort under their top-level name: "m.x" before "n.a".
+  set = MakeLabelSet(kInNull, R"({"n":{"a":1},"m":{"x":2}})", kLabelItem);
+  ASSERT_OK(set);
+  EXPECT_EQ(set->json, R"({"m":{"x":2},"n":{"a":1}})");
+  EXPECT_EQ(set->labels[0].value_offset, 10);
+  // Every rule of syntax and depth still holds inside.
+  for (const char* bad : {R"({"a":{"b":}})", R"({"a":{"b" 1}})",
                           R"({"a":{"b":1,}})", R"({"a":{b:1}})"}) {
     EXPECT_THAT(MakeLabelSet(kInNull, bad, 0),
                 StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("label")))

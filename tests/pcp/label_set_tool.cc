@@ -1,7 +1,8 @@
 // mmvlog's side of tests/pcp:label_json_oracle_test: label sets built as
 // pcp_labels_tool builds them with libpcp's __pmAddLabels, here with
-// format::MakeLabelSet (one per payload; a refused payload is left out, as
-// pmdammv leaves it) and format::MergeLabelSets. Same input and output:
+// format::MakeLabelSet (one per payload, laid out as written, as pmdammv's
+// first __pmAddLabels keeps it; a refused payload is left out, as pmdammv
+// leaves it) and format::MergeLabelSets. Same input and output:
 //   input   FLAGS<TAB>JSON[<TAB>JSON...]
 //   output  "refused", or JSON<TAB>name,namelen,flags,value,valuelen;...
 #include <cstdint>
@@ -13,7 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_split.h"
 #include "format/archive_format.h"
-#include "format/archive_meta.h"
+#include "format/label_json.h"
 #include "format/label_merge.h"
 
 int main() {
@@ -26,7 +27,8 @@ int main() {
     std::vector<LabelSet> sets;
     for (size_t i = 1; i < fields.size(); ++i) {
       absl::StatusOr<LabelSet> set =
-          mmvlog::format::MakeLabelSet(mmvlog::format::kInNull, fields[i], flags);
+          mmvlog::format::MakeLabelSet(mmvlog::format::kInNull, fields[i], flags,
+                                       mmvlog::format::LabelOrder::kAsWritten);
       if (set.ok()) sets.push_back(std::move(*set));
     }
     absl::StatusOr<LabelSet> merged =
