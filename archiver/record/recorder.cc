@@ -140,6 +140,12 @@ absl::Status Recorder::OpenArchive(absl::Time now) {
   ++stats_.archives;
   have_result_ = false;
   context_labelled_ = false;
+  // The context labels open .meta, ahead of every descriptor: pmproxy 7
+  // streaming a pushed archive names a metric's series when it reads its
+  // descriptor, from the context labels read by then (a descriptor before
+  // them got no series). Stamped at the first sample, as pmlogger stamps
+  // them.
+  if (absl::Status s = WriteContextLabels(format::ToTimestamp(now)); !s.ok()) return s;
   if (absl::Status s = WriteLogue(start); !s.ok()) return s;
   prologue_volume_ = writer_->volume();
   if (options_.live) live_ = LiveState::kCreated;
@@ -196,8 +202,9 @@ absl::Status Recorder::WriteMetadata(FileState& st, Timestamp when) {
   const LogPlan* plan = options_.plan.get();
   const bool shared = f.shares_cluster || SharesCluster(f.cluster);
   // In pmlogger's order, metric by metric (cb.c): the descriptor, then the
-  // label sets not yet written (context and domain with the first metric,
-  // indom, cluster, item, instances), the help text, then the instance
+  // label sets not yet written (context and domain when the archive did
+  // not start them: a continued one; indom, cluster, item, instances), the
+  // help text, then the instance
   // domain. The order matters to pmproxy, which names an instance's series
   // by the labels it has read when it reads the instance domain.
   auto labels_of = [&](uint32_t type, uint32_t ident) -> absl::Status {

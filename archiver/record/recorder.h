@@ -229,7 +229,7 @@ class Recorder {
   void OutageOver();
   // The prologue (and epilogue) record: archiver/record/prologue.h.
   absl::Status WriteLogue(format::Timestamp when);
-  // The context and domain label sets, before the first descriptor's.
+  // The context and domain label sets, ahead of every descriptor.
   absl::Status WriteContextLabels(format::Timestamp when);
   // Writes the metadata of `st.mapped` not yet written that the plan logs.
   absl::Status WriteMetadata(FileState& st, format::Timestamp when);
