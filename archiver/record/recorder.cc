@@ -140,26 +140,32 @@ absl::Status Recorder::OpenArchive(absl::Time now) {
   ++stats_.archives;
   have_result_ = false;
   context_labelled_ = false;
-  // The context labels open .meta, ahead of every descriptor: pmproxy 7
-  // streaming a pushed archive names a metric's series when it reads its
-  // descriptor, from the context labels read by then (a descriptor before
-  // them got no series). Stamped at the first sample, as pmlogger stamps
-  // them.
-  if (absl::Status s = WriteContextLabels(format::ToTimestamp(now)); !s.ok()) return s;
-  if (absl::Status s = WriteLogue(start); !s.ok()) return s;
+  const Timestamp first_sample = format::ToTimestamp(now);
+  if (absl::Status s = WriteLogue(start, &first_sample); !s.ok()) return s;
   prologue_volume_ = writer_->volume();
   if (options_.live) live_ = LiveState::kCreated;
   log_(LogLevel::kInfo, absl::StrCat("recording to archive ", base));
   return absl::OkStatus();
 }
 
-absl::Status Recorder::WriteLogue(Timestamp when) {
+absl::Status Recorder::WriteLogue(Timestamp when, const Timestamp* labels_at) {
   char cwd[4096];
   std::string path = current_base_;
   if (!path.starts_with("/") && ::getcwd(cwd, sizeof(cwd)) != nullptr) {
     path = absl::StrCat(cwd, "/", path);
   }
   Prologue p = MakePrologue(when, static_cast<int32_t>(::getpid()), path);
+  if (labels_at != nullptr) {
+    // A new archive's .meta opens with the context labels ahead of every
+    // descriptor: pmproxy 7, streaming a pushed archive, names a metric's
+    // series when it reads its descriptor, from the context labels read by
+    // then (a descriptor before them got no series). They are stamped at
+    // the first sample, as pmlogger stamps them, so the prologue's instance
+    // domain (stamped at the prologue) comes first: metadata stays in time
+    // order, as pmlogcheck 7 wants.
+    if (absl::Status s = writer_->AddInDom(p.indom); !s.ok()) return s;
+    if (absl::Status s = WriteContextLabels(*labels_at); !s.ok()) return s;
+  }
   // pmlogger's order: the first descriptor, the instance domain, the rest.
   for (size_t i = 0; i < p.descs.size(); ++i) {
     if (absl::Status s = writer_->AddDesc(p.descs[i]); !s.ok()) return s;

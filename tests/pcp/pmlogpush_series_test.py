@@ -67,6 +67,9 @@ class PmlogpushSeriesTest(unittest.TestCase):
                             "--mmv-dir", os.path.join(self.root, "mmv"), "--no-progress", base],
                            env=env, capture_output=True, text=True, timeout=60)
         self.assertEqual(p.returncode, 0, p.stderr)
+        # Metadata in time order with the labels moved (pmlogcheck 7 checks it).
+        check = pcp7.run(["pmlogcheck", base])
+        self.assertEqual((check.returncode, check.stdout + check.stderr), (0, ""))
         names = metrics_with_values(base)
         self.assertGreater(len([n for n in names if n.startswith("mmv.")]), 15, names)
 
