@@ -48,7 +48,8 @@ absl::StatusOr<bool> ArchivePush::Open(bool finished) {
   const std::string path = FindFile(base, ".meta");
   if (path.empty()) {
     if (!finished) return false;  // created with the first sample
-    return absl::NotFoundError(absl::StrCat(base, ": no such archive (no ", base, ".meta)"));
+    return absl::FailedPreconditionError(
+        absl::StrCat(base, ": no such archive (no ", base, ".meta)"));
   }
   absl::StatusOr<std::unique_ptr<RecordTail>> tail = RecordTail::Open(path, 0);
   if (!tail.ok()) return tail.status();
@@ -216,7 +217,12 @@ absl::Status ArchivePush::CollectBatch(bool finished, Batch* batch, bool* volume
   while (batch->body.size() < options_.body_bytes) {
     const uint64_t at = data_->offset();
     absl::StatusOr<std::optional<std::span<const uint8_t>>> rec = data_->Next();
-    if (!rec.ok()) return rec.status();
+    if (!rec.ok()) {
+      // Damage: what comes before it is sent first; the next call fails.
+      if (batch->records == 0) return rec.status();
+      (void)data_->Seek(at);
+      break;
+    }
     if (!rec->has_value()) {
       // Looked for before the last read: a volume after this one means
       // this one was complete before that read.

@@ -73,9 +73,9 @@ class ArchivePush {
   // acknowledged. `finished`: the local archive will not grow any more.
   // Returns OK when all of it is acknowledged (then done() once finished),
   // else the first failure: LoggerClient's codes (after any but
-  // Unavailable the remote archive is given up), NotFound (finished, but
-  // there is no archive), DataLoss (a damaged local file, naming it and
-  // the offset).
+  // Unavailable the remote archive is given up), FailedPrecondition
+  // (finished, but there is no such archive), DataLoss (a damaged local
+  // file, naming it and the offset).
   absl::Status Step(bool finished);
   // Applies the spool limit now (Step does too): for while pmproxy is away.
   absl::Status Trim();

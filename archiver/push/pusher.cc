@@ -58,7 +58,11 @@ void Pusher::Follow(const std::string& base) {
   Enqueue(base, PushState());
 }
 
-void Pusher::Add(const std::string& base) { Enqueue(base, PushState()); }
+void Pusher::Add(const std::string& base) {
+  // The archive Resume queued already goes on; it is not pushed twice.
+  if (!queue_.empty() && queue_.back()->state().archive == base) return;
+  Enqueue(base, PushState());
+}
 
 Pusher::Totals Pusher::totals() const {
   Totals t = done_totals_;
@@ -100,7 +104,7 @@ void Pusher::Failure(const absl::Status& s, absl::Time now) {
     return;
   }
   // A damaged local archive will not mend: the rest of it is left.
-  if (absl::IsDataLoss(s) || (absl::IsNotFound(s) && what.find("no such archive") != std::string::npos)) {
+  if (absl::IsDataLoss(s) || absl::IsFailedPrecondition(s)) {
     log_(LogLevel::kError, absl::StrCat("push: ", what, "; the rest of ",
                                         queue_.front()->state().archive, " is not pushed"));
     Finished(now);
@@ -180,7 +184,7 @@ absl::Time Pusher::Step(absl::Time now) {
     if (absl::Status s = a.Step(finished); !s.ok()) {
       // pmproxy answered 410: it is there, but restarted or timed the
       // archive out; a new remote archive at once, not after a backoff.
-      if (absl::IsNotFound(s) && options_.keep_trying && !retried_gone) {
+      if (absl::IsNotFound(s) && !retried_gone) {
         retried_gone = true;
         log_(LogLevel::kInfo, absl::StrCat("push: ", s.message(), ": a new remote archive"));
         continue;

@@ -67,7 +67,8 @@ class Pusher {
   // The archive being written now; naming another one says that the one
   // before is finished. "" is ignored.
   void Follow(const std::string& base);
-  // A finished archive, pushed after those before it.
+  // A finished archive, pushed after those before it (unless it is the
+  // last one queued already: the one Resume goes on with).
   void Add(const std::string& base);
   // Nothing grows any more: once all is pushed, done().
   void FinishAll() { finished_all_ = true; }

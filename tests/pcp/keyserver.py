@@ -8,8 +8,10 @@ stopped by stop().
 
 import os
 import re
+import shutil
 import socket
 import subprocess
+import tempfile
 import time
 
 
@@ -126,7 +128,9 @@ class Pmproxy7:
         os.makedirs(self.run_dir, exist_ok=True)
         os.makedirs(os.path.join(root, "discover"), exist_ok=True)
         self.port = port or free_port()
-        self.socket = os.path.join(self.run_dir, "pmproxy.sock")
+        # A Unix socket path must fit 108 bytes: not under $TEST_TMPDIR.
+        self.socket_dir = tempfile.mkdtemp(prefix="pmproxy7-")
+        self.socket = os.path.join(self.socket_dir, "pmproxy.sock")
         self.config = os.path.join(root, "pmproxy.conf")
         self.log = os.path.join(root, "pmproxy.log")
         self.process = None
@@ -168,10 +172,13 @@ class Pmproxy7:
         wait_for("pmproxy 7.2's key server set-up", ready)
         return self
 
-    def stop(self):
+    def stop(self, remove=False):
+        """Stops pmproxy (`remove`: for good, its socket directory too)."""
         if self.process is not None:
             stop([self.process])
             self.process = None
+        if remove:
+            shutil.rmtree(self.socket_dir, ignore_errors=True)
 
     def kill(self):
         """SIGKILL: pmproxy gone at once, as in a crash."""

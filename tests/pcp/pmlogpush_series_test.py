@@ -50,7 +50,7 @@ class PmlogpushSeriesTest(unittest.TestCase):
         self.proxy.start()
 
     def tearDown(self):
-        self.proxy.stop()
+        self.proxy.stop(remove=True)
         keyserver.stop([self.redis])
 
     def series(self, name):
