@@ -16,9 +16,9 @@ constexpr char kDefaultSpoolSize[] = "64MB";
 
 void AddAuthOptions(CLI::App* app, PushFlags* f, const char* group) {
   app->add_option("--user", f->user,
-                  "HTTP Basic credentials for pmproxy's [pmlogger] authenticate (visible in ps: "
-                  "prefer --credentials)")
-      ->type_name("USER:PASSWORD")
+                  "USER:PASSWORD, HTTP Basic credentials for pmproxy's [pmlogger] authenticate "
+                  "(seen in ps: prefer --credentials)")
+      ->type_name("USER")
       ->group(group);
   app->add_option("--credentials", f->credentials,
                   "read USER:PASSWORD from this file (mode 600)")
