@@ -107,13 +107,19 @@ absl::Status ArchivePush::Failed(absl::Status s) {
   return s;
 }
 
-std::optional<int32_t> ArchivePush::NextVolume(int32_t volume) const {
+std::optional<int32_t> ArchivePush::NextVolume(int32_t volume) {
   struct stat st;
   if (::stat(absl::StrCat(state_.archive, ".", volume + 1).c_str(), &st) == 0) return volume + 1;
-  // Compressed, or numbers with a gap (pmlogextract, a deleted volume).
-  absl::StatusOr<std::vector<VolumeFile>> all = ListVolumes(state_.archive);
-  if (!all.ok()) return std::nullopt;
-  for (const VolumeFile& v : *all) {
+  // Compressed, or numbers with a gap (pmlogextract, a deleted volume): the
+  // directory's listing, made again at most once a second (a live archive
+  // is asked after every sample, and its next volume is plain).
+  const absl::Time now = absl::Now();
+  if (now >= next_listing_) {
+    next_listing_ = now + absl::Seconds(1);
+    absl::StatusOr<std::vector<VolumeFile>> all = ListVolumes(state_.archive);
+    if (all.ok()) listing_ = std::move(*all);
+  }
+  for (const VolumeFile& v : listing_) {
     if (v.number > volume && v.number <= INT32_MAX) return static_cast<int32_t>(v.number);
   }
   return std::nullopt;
@@ -231,6 +237,7 @@ absl::Status ArchivePush::CollectBatch(bool finished, Batch* batch, bool* volume
       if (!rec.ok()) return rec.status();
       if (!rec->has_value()) {
         *volume_done = next || finished;
+        batch->all_there = true;
         break;
       }
     }
@@ -403,7 +410,11 @@ absl::Status ArchivePush::Step(bool finished) {
   absl::StatusOr<bool> open = Open(finished);
   if (!open.ok()) return open.status();
   if (!*open) return absl::OkStatus();
-  if (absl::Status s = Trim(); !s.ok()) return s;
+  // Caught up last time: the backlog is this sample's, not worth a look.
+  if (!caught_up_) {
+    if (absl::Status s = Trim(); !s.ok()) return s;
+  }
+  caught_up_ = false;
   if (state_.logid == 0) {
     if (absl::Status s = NewRemote(); !s.ok()) return s;
   }
@@ -429,10 +440,14 @@ absl::Status ArchivePush::Step(bool finished) {
     bool all = false;
     if (absl::Status s = SendIndex(false, &all); !s.ok()) return s;
     if (options_.stop && options_.stop()) return absl::OkStatus();
+    // Caught up with what there was: the next records come with the next
+    // Step (a live archive's after the next sample).
+    if (batch.all_there && !volume_done && !finished) break;
   }
   bool all = false;
   if (absl::Status s = SendIndex(exhausted, &all); !s.ok()) return s;
   done_ = finished && exhausted && all;
+  caught_up_ = true;
   return absl::OkStatus();
 }
 

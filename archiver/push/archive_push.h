@@ -33,9 +33,11 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "archiver/push/logger_client.h"
 #include "archiver/push/push_state.h"
 #include "archiver/push/record_tail.h"
+#include "archiver/store/archive_reader.h"
 #include "archiver/store/log.h"
 #include "format/archive_index.h"
 #include "format/archive_types.h"
@@ -95,6 +97,7 @@ class ArchivePush {
     uint64_t first = 0;         // local offset of the first
     uint64_t end = 0;           // local offset after the last
     uint64_t records = 0;
+    bool all_there = false;     // it ended for want of records, not of room
   };
   // Reads the label; false (and OK) when it is not written yet.
   absl::StatusOr<bool> Open(bool finished);
@@ -102,7 +105,7 @@ class ArchivePush {
   // Opens data_ on state_.volume at state_.data.
   absl::Status OpenVolume(bool finished);
   // Whether the local archive has a volume after `volume`: its number.
-  std::optional<int32_t> NextVolume(int32_t volume) const;
+  std::optional<int32_t> NextVolume(int32_t volume);
   void SwitchVolume(int32_t next);
   absl::Status CollectBatch(bool finished, Batch* batch, bool* volume_done);
   absl::Status SendMeta();
@@ -130,6 +133,10 @@ class ArchivePush {
   // post gets an index entry of its own (readers enter an archive by its
   // first index entry; the local ones for those records went elsewhere).
   bool start_entry_pending_ = false;
+  // The last Step sent everything there was (the spool is not looked at).
+  bool caught_up_ = false;
+  std::vector<VolumeFile> listing_;  // the archive's volumes, for NextVolume
+  absl::Time next_listing_ = absl::InfinitePast();
 };
 
 }  // namespace mmvlog::archiver

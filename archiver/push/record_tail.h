@@ -51,7 +51,7 @@ class RecordTail {
   // Bytes before `offset` are not needed again.
   void Release(uint64_t offset);
   // Bytes read past offset() that do not make a complete record yet.
-  uint64_t pending_bytes() const { return buffer_.size() - pos_; }
+  uint64_t pending_bytes() const { return filled_ - pos_; }
   const std::string& path() const { return path_; }
   bool compressed() const { return compressed_; }
 
@@ -65,9 +65,11 @@ class RecordTail {
   size_t entry_size_;
   bool compressed_ = false;
   std::unique_ptr<ReadStream> stream_;
-  // buffer_ holds the file's bytes [buffer_offset_, buffer_offset_ +
-  // buffer_.size()); pos_ indexes offset(); released_ is a file offset.
+  // buffer_[0, filled_) holds the file's bytes [buffer_offset_,
+  // buffer_offset_ + filled_); pos_ indexes offset(); released_ is a file
+  // offset.
   std::vector<uint8_t> buffer_;
+  size_t filled_ = 0;
   uint64_t buffer_offset_ = 0;
   size_t pos_ = 0;
   uint64_t released_ = 0;
