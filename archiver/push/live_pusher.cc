@@ -50,10 +50,11 @@ void LivePusher::Run() {
     pusher_.Follow(follow);
     if (stopping) pusher_.FinishAll();
     const absl::Time now = absl::Now();
-    next = pusher_.Step(now);
-    if (stopping && (pusher_.done() || now >= stop_by)) break;
-    // While stopping, the next step comes no later than the deadline.
-    if (stopping) next = std::min(next, stop_by);
+    // Stopping: one more try at once; then on only while pmproxy takes
+    // what is left, and not past the deadline (a pmproxy that is away is
+    // not waited for: the spool keeps the rest for the next run).
+    next = pusher_.Step(now, stopping);
+    if (stopping && (pusher_.done() || !pusher_.connected() || absl::Now() >= stop_by)) break;
   }
   (void)pusher_.SaveState(true);
 }

@@ -31,9 +31,10 @@ class LivePusher {
   absl::Status Start();
   // The archive being written (Pusher::Follow), which has new records.
   void Follow(const std::string& base);
-  // The recording ended: pushes what is left for at most `grace` (while
-  // pmproxy answers), saves the state, stops the thread. Returns the
-  // totals; `*all_sent` says whether everything was pushed.
+  // The recording ended: tries once more at once, pushes what is left
+  // while pmproxy takes it, for at most `grace`, saves the state and stops
+  // the thread. Returns the totals; `*all_sent` says whether everything was
+  // pushed.
   Pusher::Totals Stop(absl::Duration grace, bool* all_sent = nullptr);
 
  private:

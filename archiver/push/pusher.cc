@@ -160,9 +160,9 @@ void Pusher::Finished(absl::Time now) {
   next_save_ = now;
 }
 
-absl::Time Pusher::Step(absl::Time now) {
+absl::Time Pusher::Step(absl::Time now, bool now_or_never) {
   if (!error_.ok()) return absl::InfiniteFuture();
-  if (now < retry_at_) {
+  if (now < retry_at_ && !now_or_never) {
     if (!queue_.empty()) {
       if (absl::Status s = queue_.front()->Trim(); !s.ok()) Failure(s, now);
     }

@@ -74,8 +74,9 @@ class Pusher {
   void FinishAll() { finished_all_ = true; }
 
   // Does what can be done now; returns when it wants to step again
-  // (InfiniteFuture once done or stopped).
-  absl::Time Step(absl::Time now);
+  // (InfiniteFuture once done or stopped). `now_or_never`: try at once,
+  // whatever the backoff says (the last try before stopping).
+  absl::Time Step(absl::Time now, bool now_or_never = false);
   bool done() const { return finished_all_ && queue_.empty(); }
   // What stopped the push (keep_trying off), else OK.
   const absl::Status& error() const { return error_; }
