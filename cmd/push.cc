@@ -49,6 +49,7 @@ std::string AbsolutePath(const std::string& p) {
 }
 
 std::string Sent(const archiver::PushState& s) {
+  if (s.bytes == 0) return "nothing";
   return absl::StrCat(".meta to byte ", s.meta, ", .index to byte ", s.index, ", volume ", s.volume,
                       " to byte ", s.data, " (", s.records, " records, ", s.bytes, " bytes)",
                       s.logid != 0 ? absl::StrCat(" in remote archive ", s.logid) : "");

@@ -138,6 +138,10 @@ int RunRecord(RecordFlags& f, const Invocation& inv) {
     absl::StatusOr<RecordPush> p = RecordPushFromFlags(f.push, setup->archive);
     if (!p.ok()) return UsageError("record", p.status().message());
     push = std::move(*p);
+    if (push->spool_only && (f.compress || !f.retain_age.empty() || !f.retain_size.empty())) {
+      return UsageError("record", "--compress and --retain-* need --local: without it the "
+                                  "archive is a spool, removed as it is pushed");
+    }
     setup->archive = push->local_archive;
     // The spool archive's volumes are removed as they are pushed: a few of
     // them make the limit.

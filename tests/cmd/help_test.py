@@ -213,6 +213,19 @@ class UsageErrorTest(unittest.TestCase):
         self.assert_usage_error(["record", "--retain-size", "lots", "--archive-dir", self.out],
                                 "--retain-size", "lots")
         self.assert_usage_error(["capture", "-t"], "--interval needs a value")
+        # Pushing (record's http:// archive, mmvlog push).
+        self.assert_usage_error(["record", "http://pmproxy:99999"], "bad pmproxy URL",
+                                "port is not 1..65535")
+        self.assert_usage_error(["record", "http://pmproxy/logger"], "a path or query")
+        self.assert_usage_error(["record", "--local", self.out, "--spool-size", "lots",
+                                 "http://pmproxy"], "--spool-size", "lots")
+        self.assert_usage_error(["record", "--compress", "http://pmproxy"],
+                                "--compress and --retain-* need --local")
+        self.assert_usage_error(["record", "--unix", "/run/pmproxy.sock", self.out],
+                                "are for pushing: ARCHIVE is then http://HOST[:PORT]")
+        self.assert_usage_error(["record", "--local", self.out, "--user", "nopassword",
+                                 "http://pmproxy"], "--user: USER:PASSWORD wanted")
+        self.assert_usage_error(["push", "-p", "0", self.out], "--port", "0")
 
     def test_replay_window_errors(self):
         base = os.path.join(self.root, "a")
