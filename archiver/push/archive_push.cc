@@ -451,6 +451,20 @@ absl::Status ArchivePush::Step(bool finished) {
   return absl::OkStatus();
 }
 
+std::optional<format::Timestamp> ArchivePush::OldestBacklog() {
+  if (!opened_) return std::nullopt;
+  const std::string path = FindFile(state_.archive, absl::StrCat(".", state_.volume));
+  if (path.empty()) return std::nullopt;
+  absl::StatusOr<std::unique_ptr<RecordTail>> t = RecordTail::Open(path, state_.data);
+  if (!t.ok()) return std::nullopt;
+  absl::StatusOr<std::optional<std::span<const uint8_t>>> rec = (*t)->Next();
+  if (!rec.ok() || !rec->has_value()) return std::nullopt;
+  absl::StatusOr<format::Timestamp> ts =
+      format::DecodeResultTimestamp(version_, Payload(**rec), state_.data);
+  if (!ts.ok()) return std::nullopt;
+  return *ts;
+}
+
 absl::StatusOr<Backlog> ArchivePush::CountBacklog() {
   Backlog b;
   if (!opened_) return b;

@@ -90,6 +90,8 @@ class ArchivePush {
   absl::StatusOr<Backlog> CountBacklog();
   // Volume bytes not yet acknowledged, from the files' sizes (no reading).
   uint64_t BacklogBytes() const;
+  // The time of the oldest record not yet acknowledged (one record read).
+  std::optional<format::Timestamp> OldestBacklog();
 
  private:
   struct Batch {

@@ -191,8 +191,10 @@ absl::StatusOr<HttpResponse> HttpClient::Exchange(absl::string_view method,
   HttpRequestHead h;
   h.method = std::string(method);
   h.target = std::string(target);
-  h.host = endpoint_.unix_socket.empty() ? absl::StrCat(endpoint_.host, ":", endpoint_.port)
-                                         : "localhost";
+  const bool v6 = endpoint_.host.find(':') != std::string::npos;
+  h.host = !endpoint_.unix_socket.empty()
+               ? "localhost"
+               : absl::StrCat(v6 ? "[" : "", endpoint_.host, v6 ? "]" : "", ":", endpoint_.port);
   h.content_type = std::string(content_type);
   h.authorization = options_.authorization;
   const std::string head = EncodeRequestHead(h, body.size());

@@ -131,14 +131,25 @@ void Pusher::Failure(const absl::Status& s, absl::Time now) {
   last_failure_ = what;
 }
 
-void Pusher::Progress(absl::Time now, const std::string& behind) {
+void Pusher::Progress(absl::Time now, const Catching& before) {
   failures_ = 0;
   retry_at_ = absl::InfinitePast();
   if (failing_since_ == absl::InfiniteFuture()) return;
+  // What this step sent is what the push was behind by (it stops early
+  // only when stopped, or at the end of an archive: a rough count then).
+  const uint64_t sent = queue_.empty() || queue_.front()->state().archive != before.archive
+                            ? 0
+                            : queue_.front()->state().records - before.records;
+  std::string was = absl::StrCat("was behind by ", sent, " records");
+  if (before.oldest.has_value()) {
+    absl::StrAppend(&was, " / ", absl::FormatDuration(absl::Trunc(
+                                     now - format::ToAbslTime(*before.oldest), absl::Milliseconds(100))));
+  }
+  absl::StrAppend(&was, ", spool ", before.bytes, " bytes");
   log_(LogLevel::kInfo,
        absl::StrCat("push: connected again to ", options_.endpoint.ToString(), " after ",
                     absl::FormatDuration(absl::Trunc(now - failing_since_, absl::Seconds(1))),
-                    "; was ", behind, "; now ", Behind(absl::Now())));
+                    "; ", was, ", now sent"));
   failing_since_ = absl::InfiniteFuture();
 }
 
@@ -179,8 +190,14 @@ absl::Time Pusher::Step(absl::Time now, bool now_or_never) {
   while (!queue_.empty()) {
     ArchivePush& a = *queue_.front();
     const bool finished = queue_.size() > 1 || finished_all_;
-    // How far behind, before catching up (for the log).
-    const std::string behind = connected() ? "" : Behind(now);
+    // How far behind, before catching up (for the log; cheap: no scan).
+    Catching before;
+    if (!connected()) {
+      before.archive = a.state().archive;
+      before.records = a.state().records;
+      before.bytes = a.BacklogBytes();
+      before.oldest = a.OldestBacklog();
+    }
     if (absl::Status s = a.Step(finished); !s.ok()) {
       // pmproxy answered 410: it is there, but restarted or timed the
       // archive out; a new remote archive at once, not after a backoff.
@@ -194,7 +211,7 @@ absl::Time Pusher::Step(absl::Time now, bool now_or_never) {
       if (retry_at_ > now) return std::min(retry_at_, next_report_);
       continue;  // that archive was given up
     }
-    Progress(now, behind);
+    Progress(now, before);
     if (!a.done()) break;
     Finished(now);
   }

@@ -12,7 +12,7 @@
 //   push: not connected to X for 2m (...): behind by N records / S s,
 //         spool B bytes (limit L)
 //   push: connected again to X after 2m; was behind by N records / S s,
-//         spool B bytes; now behind by ...
+//         spool B bytes, now sent
 //   push: spool full ... / gave up N records ... (ArchivePush)
 //
 // The state of the archive being pushed is saved every `save_every` and by
@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -100,7 +101,14 @@ class Pusher {
  private:
   void Enqueue(const std::string& base, PushState state);
   void Failure(const absl::Status& s, absl::Time now);
-  void Progress(absl::Time now, const std::string& behind);
+  // Where the push stood before a step that may catch up.
+  struct Catching {
+    std::string archive;
+    uint64_t records = 0;
+    uint64_t bytes = 0;
+    std::optional<format::Timestamp> oldest;
+  };
+  void Progress(absl::Time now, const Catching& before);
   void Finished(absl::Time now);
 
   PusherOptions options_;
