@@ -4,6 +4,8 @@ and nothing lost when pmproxy is away.
 MMV files from the real libpcp_mmv; PCP 7.2 (tests/pcp/pcp7.py), private
 redis-servers and pmproxy 7.2s are started, killed, restarted and stopped
 here. Shown:
+- without --local the archive is a spool: pmproxy gets all of it, volume
+  by volume, and the spool is left empty;
 - live: every sample written reaches pmseries 7.2 within 2 s of its time
   (polled every 100 ms; a functional bound, the issue's), every metric with
   values has its series, and pmproxy's copy of the archive is the local one
@@ -119,6 +121,25 @@ class RecordPushTest(unittest.TestCase):
         pushtest.same_files(self, remote, local)
         self.assertEqual(pushtest.dump(remote), pushtest.dump(local))
         pushtest.check(self, remote)
+
+    def test_without_local_the_archive_is_only_a_spool(self):
+        server = self.server("spool")
+        spool = os.path.join(self.root, "spool_dir")
+        p = subprocess.Popen(
+            [cmdtest.MMVLOG, "record", "--mmv-dir", self.files.mmv_dir, "-t", "100msec",
+             "-v", "5", "-s", "22", "--spool", spool, server.url],
+            env=self.files.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        _, err = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 0, err)
+        self.assertIn("22 samples", err)
+        # Pushed, volume by volume, then removed: only the recorder's lock
+        # is left (and no state: nothing is owed).
+        self.assertEqual(os.listdir(spool), [".mmvlog.lock"], err)
+        (remote,) = server.archives()
+        pushtest.check(self, remote)
+        self.assertEqual(pushtest.archive_files(remote)[:2], [".0", ".1"])
+        self.assertEqual(len([r for r in pushtest.records(remote) if "<mark>" not in r[1]]),
+                         22 + 2)
 
     def test_pmproxy_killed_restarted_and_away_longer_than_the_spool(self):
         server = self.server("away")
