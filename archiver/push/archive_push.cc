@@ -193,26 +193,30 @@ absl::Status ArchivePush::Trim() {
       continue;
     }
     const std::span<const uint8_t> r = **rec;
-    if (!segment_pending_) {
-      state_.map.Drop(state_.volume, at);
-      segment_pending_ = true;
-    }
-    if (!state_.gap) {
-      absl::StatusOr<format::Timestamp> t =
-          format::DecodeResultTimestamp(version_, Payload(r), at);
-      state_.gap = true;
-      state_.gap_from = t.ok() ? *t : format::Timestamp{};
-      state_.gap_records = state_.gap_bytes = 0;
-    }
-    ++state_.gap_records;
-    state_.gap_bytes += r.size();
-    ++state_.dropped_records;
-    state_.dropped_bytes += r.size();
+    GiveUp(r, at);
     backlog -= std::min<uint64_t>(backlog, r.size());
-    state_.data = data_->offset();
-    data_->Release(state_.data);
   }
   return absl::OkStatus();
+}
+
+void ArchivePush::GiveUp(std::span<const uint8_t> record, uint64_t at) {
+  if (!segment_pending_) {
+    state_.map.Drop(state_.volume, at);
+    segment_pending_ = true;
+  }
+  if (!state_.gap) {
+    absl::StatusOr<format::Timestamp> t =
+        format::DecodeResultTimestamp(version_, Payload(record), at);
+    state_.gap = true;
+    state_.gap_from = t.ok() ? *t : format::Timestamp{};
+    state_.gap_records = state_.gap_bytes = 0;
+  }
+  ++state_.gap_records;
+  state_.gap_bytes += record.size();
+  ++state_.dropped_records;
+  state_.dropped_bytes += record.size();
+  state_.data = data_->offset();
+  data_->Release(state_.data);
 }
 
 absl::Status ArchivePush::CollectBatch(bool finished, Batch* batch, bool* volume_done) {
@@ -243,26 +247,16 @@ absl::Status ArchivePush::CollectBatch(bool finished, Batch* batch, bool* volume
     }
     const std::span<const uint8_t> r = **rec;
     if (r.size() > kLargestRecord) {
-      log_(LogLevel::kError, absl::StrCat("push: ", data_->path(), ": record at offset ", at,
-                                          " is ", r.size(), " bytes, over pmproxy's limit: left "
-                                          "out, a <mark> stands for it"));
-      if (!state_.gap) {
-        absl::StatusOr<format::Timestamp> t =
-            format::DecodeResultTimestamp(version_, Payload(r), at);
-        state_.gap = true;
-        state_.gap_from = t.ok() ? *t : format::Timestamp{};
-        state_.gap_records = state_.gap_bytes = 0;
-      }
-      ++state_.gap_records;
-      state_.gap_bytes += r.size();
       if (batch->records > 0) {
         // Post what comes before it first; the mark goes with what follows.
         (void)data_->Seek(at);
         break;
       }
-      if (!segment_pending_) state_.map.Drop(state_.volume, at);
-      segment_pending_ = true;
-      state_.data = batch->first = batch->end = data_->offset();
+      log_(LogLevel::kError, absl::StrCat("push: ", data_->path(), ": record at offset ", at,
+                                          " is ", r.size(), " bytes, over pmproxy's limit: left "
+                                          "out, a <mark> stands for it"));
+      GiveUp(r, at);
+      batch->first = batch->end = state_.data;
       continue;
     }
     if (batch->records > 0 && batch->body.size() + r.size() > kLargestRecord) {

@@ -28,6 +28,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -110,6 +111,9 @@ class ArchivePush {
   std::optional<int32_t> NextVolume(int32_t volume);
   void SwitchVolume(int32_t next);
   absl::Status CollectBatch(bool finished, Batch* batch, bool* volume_done);
+  // Leaves out `record` (at local offset `at`, just read by data_): a gap
+  // to mark, the RemoteMap told.
+  void GiveUp(std::span<const uint8_t> record, uint64_t at);
   absl::Status SendMeta();
   absl::Status SendBatch(Batch& batch);
   // Index entries whose records are acknowledged (all of them once the
