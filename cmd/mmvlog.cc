@@ -26,6 +26,9 @@ const std::vector<Subcommand>& Subcommands() {
        "validate archives like pmlogcheck; --repair fixes what a crash leaves", DefineCheck},
       {"inspect", "[OPTIONS] MMVFILE",
        "print an MMV file: header, indoms, metrics, help, labels, values", DefineInspect},
+      {"push", "[OPTIONS] ARCHIVE",
+       "push a finished archive to pmproxy (PCP >= 7), as pmlogpush; goes on after a failure",
+       DefinePush},
       {"demo", "[OPTIONS]",
        "a built-in simulated MMV application, recorded and replayed (no PCP needed)",
        DefineDemo},
@@ -92,8 +95,12 @@ int RunCommandLine(const std::vector<std::string>& args) {
   }
   std::unique_ptr<CLI::App> app = NewCommandApp(sub->name, sub->summary, sub->args_usage);
   Runner run = sub->define(app.get());
-  // Declared again, so that help lists it after the command's own options.
-  app->set_help_flag("-h,--help", "print this help and exit")->group("Other");
+  // Declared again, so that help lists it after the command's own options
+  // (push's -h is pmlogpush's host).
+  const CLI::Option* h = app->get_option_no_throw("-h");
+  app->set_help_flag(h == nullptr || h == app->get_help_ptr() ? "-h,--help" : "--help",
+                     "print this help and exit")
+      ->group("Other");
   try {
     // CLI11 takes the arguments reversed (it pops them from the back).
     std::vector<std::string> reversed(options.rbegin(), options.rend());

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -22,6 +23,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "archiver/push/live_pusher.h"
+#include "archiver/push/push_url.h"
 #include "archiver/store/archive_naming.h"
 #include "archiver/store/compress.h"
 #include "archiver/store/compressor.h"
@@ -32,6 +35,7 @@
 #include "archiver/store/retention.h"
 #include "cmd/cli.h"
 #include "cmd/common.h"
+#include "cmd/push_options.h"
 #include "cmd/recording_options.h"
 #include "cmd/subcommand.h"
 #include "format/pcp_interval.h"
@@ -55,6 +59,7 @@ struct RecordFlags {
   std::string until;  // the old --until: now -T
   std::string pidfile;
   bool sync = false;
+  PushFlags push;  // ARCHIVE is http://HOST[:PORT]
 };
 
 void AddRecordOptions(CLI::App* app, RecordFlags* f) {
@@ -101,6 +106,7 @@ void AddRecordOptions(CLI::App* app, RecordFlags* f) {
   app->add_option("--pidfile", f->pidfile, "write the process id to this file while running")
       ->type_name("FILE")
       ->group("Running");
+  AddRecordPushOptions(app, &f->push);
   HiddenAlias(app, "--archive_dir", f->archive_dir);
   HiddenAlias(app, "--archive_name", f->archive_name);
   HiddenAlias(app, "--compress_level", f->compress_level);
@@ -125,6 +131,28 @@ int RunRecord(RecordFlags& f, const Invocation& inv) {
   absl::StatusOr<RecordingSetup> setup = RecordingFromFlags(f.common, now);
   if (!setup.ok()) return UsageError("record", setup.status().message());
   if (setup->check_only) return CheckConfiguration(*setup);
+  // pmlogger 7's http://HOST[:PORT]: recorded into a local archive (--local,
+  // else one in the spool) that a LivePusher follows.
+  std::optional<RecordPush> push;
+  if (archiver::IsPushUrl(setup->archive)) {
+    absl::StatusOr<RecordPush> p = RecordPushFromFlags(f.push, setup->archive);
+    if (!p.ok()) return UsageError("record", p.status().message());
+    push = std::move(*p);
+    if (push->spool_only && (f.compress || !f.retain_age.empty() || !f.retain_size.empty())) {
+      return UsageError("record", "--compress and --retain-* need --local: without it the "
+                                  "archive is a spool, removed as it is pushed");
+    }
+    setup->archive = push->local_archive;
+    // The spool archive's volumes are removed as they are pushed: a few of
+    // them make the limit.
+    auto& volume = setup->recorder.archive.max_volume_bytes;
+    if (push->spool_only && volume == 0 && setup->recorder.volume_samples == 0) {
+      volume = std::max<uint64_t>(1 << 20, push->pusher.push.spool_limit / 4);
+    }
+  } else if (AnyPushFlag(f.push)) {
+    return UsageError("record", "--local, --spool, --unix, --user and --credentials are for "
+                                "pushing: ARCHIVE is then http://HOST[:PORT]");
+  }
   std::string dir = f.archive_dir.empty() ? kDefaultArchiveDir : f.archive_dir;
   std::string name_template =
       f.archive_name.empty() ? archiver::kDailyArchiveTemplate : f.archive_name;
@@ -223,7 +251,7 @@ int RunRecord(RecordFlags& f, const Invocation& inv) {
   archiver::RecorderOptions opts = setup->recorder;
   // A recording is followed as it grows (pmproxy's discovery): its new
   // archives are written so that no result is missed (Recorder::LiveStep).
-  opts.live = true;
+  opts.live = !push.has_value();  // a pushed archive is not discovered
   opts.archive_base = base_for(now);
   opts.archive.sync_on_switch = f.sync;
   opts.resume = true;  // recovery runs when recording resumes into the same archive
@@ -264,6 +292,18 @@ int RunRecord(RecordFlags& f, const Invocation& inv) {
       for (std::string& v : recorder.TakeFinishedVolumes()) compressor->Enqueue(std::move(v));
     }
   };
+  std::unique_ptr<archiver::LivePusher> pusher;
+  if (push.has_value()) {
+    pusher = std::make_unique<archiver::LivePusher>(push->pusher, LogLine);
+    if (absl::Status s = StartPusher(*pusher); !s.ok()) {
+      LogLine(archiver::LogLevel::kError, absl::StrCat("push: ", s.message()));
+      return kExitFailure;
+    }
+    LogLine(archiver::LogLevel::kInfo,
+            absl::StrCat("pushing to ", push->pusher.endpoint.ToString(), " (spool ",
+                         push->pusher.state_path, ", limit ", push->pusher.push.spool_limit,
+                         " bytes)"));
+  }
   archiver::LoopHooks hooks;
   hooks.now = [] { return absl::Now(); };
   hooks.wait_until = [](absl::Time deadline) { (void)SleepUntil(deadline); };
@@ -305,7 +345,10 @@ int RunRecord(RecordFlags& f, const Invocation& inv) {
     }
     return archiver::LoopEvent::kNone;
   };
-  hooks.on_sample = housekeeping;
+  hooks.on_sample = [&] {
+    housekeeping();
+    if (pusher) pusher->Follow(recorder.current_archive());
+  };
   if (watch.has_value()) {
     hooks.wait_until = [&](absl::Time deadline) { (void)watch->Wait(deadline); };
     hooks.wait_for_files = [&](absl::Time deadline) { (void)watch->Wait(deadline); };
@@ -319,6 +362,14 @@ int RunRecord(RecordFlags& f, const Invocation& inv) {
   if (status.ok()) status = closed;
   recorder.FinishLive();
   housekeeping();
+  if (pusher) {
+    bool all_sent = false;
+    const archiver::Pusher::Totals t = pusher->Stop(absl::Seconds(10), &all_sent);
+    LogLine(all_sent ? archiver::LogLevel::kInfo : archiver::LogLevel::kWarning,
+            absl::StrCat("push: ", t.records, " records sent (", t.bytes, " bytes, ",
+                         t.remote_archives, " remote archives, ", t.dropped_records,
+                         " given up)", all_sent ? "" : "; the rest waits in the spool for the next run"));
+  }
   if (compressor) compressor->Drain();
   if (!pidfile.empty()) ::unlink(pidfile.c_str());
   const auto& st = recorder.stats();

@@ -38,6 +38,7 @@ Runner DefineReplay(CLI::App* app);
 Runner DefineCheck(CLI::App* app);
 Runner DefineInspect(CLI::App* app);
 Runner DefineDemo(CLI::App* app);
+Runner DefinePush(CLI::App* app);
 
 // The table, in the order `mmvlog --help` lists them.
 const std::vector<Subcommand>& Subcommands();

@@ -4,7 +4,7 @@
 # checks these lists against `mmvlog COMMAND --help`), archive names after -a
 # (base names of .meta/.index/.N files, compressed ones too, and
 # directories), file and directory names after options that take them, and
-# the values of -o, -V and -Z.
+# the values of -o, -V and -Z; after push, archive names.
 
 _mmvlog_options() {
   case "$1" in
@@ -13,7 +13,7 @@ _mmvlog_options() {
 --include --exclude -c --config -C --check -V --archive-version -v --volsize -H --labelhost \
 --archive-dir --archive-name --period --utc --compress --compress-level --retain-age \
 --retain-size --sync -l --log -m --note -U --username --progress --no-progress --pidfile \
--h --help" ;;
+--local --spool --spool-size --unix --user --credentials -h --help" ;;
     capture)
       echo "-t --interval -s --size -T --finish -p --PID --mmv-dir --no-dir --prefix \
 --include --exclude -c --config -C --check -V --archive-version -v --volsize -H --labelhost \
@@ -24,6 +24,8 @@ _mmvlog_options() {
 --stats --text -r --raw --plot --html --follow --to-mmv --speed -h --help" ;;
     check) echo "--repair -h --help" ;;
     inspect) echo "--json -h --help" ;;
+    push) echo "-h --host -p --port -s --unix --user --credentials --spool --restart \
+-v --verbose --help" ;;
     demo) echo "--dir --steps -h --help" ;;
   esac
 }
@@ -53,7 +55,7 @@ _mmvlog_archives() {
 _mmvlog() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=""
   ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
-  local commands="record capture replay check inspect demo help"
+  local commands="record capture replay check inspect push demo help"
   COMPREPLY=()
   if ((COMP_CWORD == 1)); then
     mapfile -t COMPREPLY < <(compgen -W "$commands --help --version" -- "$cur")
@@ -81,14 +83,19 @@ _mmvlog() {
         find . -type f ! -name '*.tab' ! -name '*.zi' 2>/dev/null | sed 's|^\./||' | \
         grep -v -e '^posix/' -e '^right/')"
       mapfile -t COMPREPLY < <(compgen -W "$zones" -- "$cur"); return 0 ;;
-    -l|--log|--plot|--html|-c|--config|--pidfile)
+    -l|--log|--plot|--html|-c|--config|--pidfile|--credentials|--unix)
       mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return 0 ;;
-    --mmv-dir|--archive-dir|--to-mmv|--dir)
+    -s)
+      [[ "$sub" == push ]] && { mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return 0; }
+      return 0 ;;
+    --local)
+      _mmvlog_archives "$cur"; return 0 ;;
+    --mmv-dir|--archive-dir|--to-mmv|--dir|--spool)
       mapfile -t COMPREPLY < <(compgen -d -- "$cur"); return 0 ;;
-    -t|--interval|-s|--size|--samples|-T|--finish|-S|--start|-O|--origin|-A|--align|\
+    -t|--interval|--size|--samples|-T|--finish|-S|--start|-O|--origin|-A|--align|\
     -v|--volsize|-p|--PID|-m|--note|-H|--labelhost|-U|--username|-i|--instances|--include|\
     --exclude|--prefix|--archive-name|--period|--compress-level|--retain-age|--retain-size|\
-    --speed|--steps)
+    --speed|--steps|-h|--host|--port|--spool-size|--user)
       return 0 ;;  # a value of the user's
   esac
   if [[ "$cur" == -* ]]; then
@@ -96,7 +103,7 @@ _mmvlog() {
     return 0
   fi
   case "$sub" in
-    replay|check) _mmvlog_archives "$cur" ;;
+    replay|check|push) _mmvlog_archives "$cur" ;;
     *) mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
   esac
   return 0

@@ -166,6 +166,36 @@ void EncodeResult(int version, const Result& r, std::vector<uint8_t>* out) {
 // all there. Between the two passes a PM_VAL_DPTR value's `block` points at
 // its own 8-byte pmValue (where its offset word is, and the file offset
 // errors name), so no side list of block references is needed.
+absl::StatusOr<Timestamp> DecodeResultTimestamp(int version,
+                                                std::span<const uint8_t> payload,
+                                                uint64_t record_offset) {
+  if (version != kLogVersion2 && version != kLogVersion3) {
+    return absl::UnimplementedError(
+        absl::StrCat("archive version ", version, " not supported"));
+  }
+  ByteReader r(payload, record_offset + 4);
+  Timestamp t;
+  if (version == kLogVersion2) {
+    t.sec = r.ReadBigI32();
+    const uint64_t at = r.offset();
+    const uint32_t usec = r.ReadBig32();
+    if (!r.ok()) return AsDataLoss(r.status());
+    if (usec >= kUsecPerSec) {
+      return DataLossAt(at, absl::StrCat("result microseconds ", usec, " out of range"));
+    }
+    t.nsec = usec * 1000;
+    return t;
+  }
+  t.sec = static_cast<int64_t>(V3SecondsWordSwap(r.ReadBig64()));
+  const uint64_t at = r.offset();
+  t.nsec = r.ReadBig32();
+  if (!r.ok()) return AsDataLoss(r.status());
+  if (t.nsec >= kNsecPerSec) {
+    return DataLossAt(at, absl::StrCat("result nanoseconds ", t.nsec, " out of range"));
+  }
+  return t;
+}
+
 absl::Status DecodeResultInto(int version, std::span<const uint8_t> payload,
                               uint64_t record_offset, DecodedResult* out) {
   if (version != kLogVersion2 && version != kLogVersion3) {

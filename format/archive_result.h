@@ -127,6 +127,15 @@ absl::StatusOr<DecodedResult> DecodeResult(int version,
 absl::Status DecodeResultInto(int version, std::span<const uint8_t> payload,
                               uint64_t record_offset, DecodedResult* out);
 
+// Just the timestamp of one record payload (framing removed), without
+// decoding the rest: for code that moves whole records (the pusher's <mark>
+// at a gap, how far behind it is). Errors: Unimplemented (version),
+// DataLoss (payload too short for a timestamp, sub-second part out of
+// range), naming file offsets as DecodeResult does.
+absl::StatusOr<Timestamp> DecodeResultTimestamp(int version,
+                                                std::span<const uint8_t> payload,
+                                                uint64_t record_offset);
+
 // Converts a decoded value of a set with `valfmt` to a ResultValue for a
 // metric of `type` (the ResultValue field used is as for ValueSet).
 // Accepts what PCP's readers accept: a block of exactly `type` and the

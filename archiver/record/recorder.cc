@@ -145,20 +145,32 @@ absl::Status Recorder::OpenArchive(absl::Time now) {
   ++stats_.archives;
   have_result_ = false;
   context_labelled_ = false;
-  if (absl::Status s = WriteLogue(start); !s.ok()) return s;
+  const Timestamp first_sample = format::ToTimestamp(now);
+  if (absl::Status s = WriteLogue(start, &first_sample); !s.ok()) return s;
   prologue_volume_ = writer_->volume();
   if (options_.live) live_ = LiveState::kCreated;
   log_(LogLevel::kInfo, absl::StrCat("recording to archive ", base));
   return absl::OkStatus();
 }
 
-absl::Status Recorder::WriteLogue(Timestamp when) {
+absl::Status Recorder::WriteLogue(Timestamp when, const Timestamp* labels_at) {
   char cwd[4096];
   std::string path = current_base_;
   if (!path.starts_with("/") && ::getcwd(cwd, sizeof(cwd)) != nullptr) {
     path = absl::StrCat(cwd, "/", path);
   }
   Prologue p = MakePrologue(when, static_cast<int32_t>(::getpid()), path);
+  if (labels_at != nullptr) {
+    // A new archive's .meta opens with the context labels ahead of every
+    // descriptor: pmproxy 7, streaming a pushed archive, names a metric's
+    // series when it reads its descriptor, from the context labels read by
+    // then (a descriptor before them got no series). They are stamped at
+    // the first sample, as pmlogger stamps them, so the prologue's instance
+    // domain (stamped at the prologue) comes first: metadata stays in time
+    // order, as pmlogcheck 7 wants.
+    if (absl::Status s = writer_->AddInDom(p.indom); !s.ok()) return s;
+    if (absl::Status s = WriteContextLabels(*labels_at); !s.ok()) return s;
+  }
   // pmlogger's order: the first descriptor, the instance domain, the rest.
   for (size_t i = 0; i < p.descs.size(); ++i) {
     if (absl::Status s = writer_->AddDesc(p.descs[i]); !s.ok()) return s;
@@ -201,8 +213,9 @@ absl::Status Recorder::WriteMetadata(FileState& st, Timestamp when) {
   const LogPlan* plan = options_.plan.get();
   const bool shared = f.shares_cluster || SharesCluster(f.cluster);
   // In pmlogger's order, metric by metric (cb.c): the descriptor, then the
-  // label sets not yet written (context and domain with the first metric,
-  // indom, cluster, item, instances), the help text, then the instance
+  // label sets not yet written (context and domain when the archive did
+  // not start them: a continued one; indom, cluster, item, instances), the
+  // help text, then the instance
   // domain. The order matters to pmproxy, which names an instance's series
   // by the labels it has read when it reads the instance domain.
   auto labels_of = [&](uint32_t type, uint32_t ident) -> absl::Status {

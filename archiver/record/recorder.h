@@ -230,9 +230,11 @@ class Recorder {
   bool TryResume();
   // After a sample written in full: logs the end of an outage, if any.
   void OutageOver();
-  // The prologue (and epilogue) record: archiver/record/prologue.h.
-  absl::Status WriteLogue(format::Timestamp when);
-  // The context and domain label sets, before the first descriptor's.
+  // The prologue (and epilogue) record: archiver/record/prologue.h. A new
+  // archive's prologue (`labels_at`: the first sample's time) writes the
+  // context labels too, ahead of every descriptor.
+  absl::Status WriteLogue(format::Timestamp when, const format::Timestamp* labels_at = nullptr);
+  // The context and domain label sets, ahead of every descriptor.
   absl::Status WriteContextLabels(format::Timestamp when);
   // Writes the metadata of `st.mapped` not yet written that the plan logs.
   absl::Status WriteMetadata(FileState& st, format::Timestamp when);

@@ -35,10 +35,11 @@ class CompletionTest(unittest.TestCase):
     def test_commands(self):
         self.assertEqual(complete(["mmvlog", "re"]), ["record", "replay"])
         self.assertEqual(complete(["mmvlog", "c"]), ["capture", "check"])
+        self.assertEqual(complete(["mmvlog", "p"]), ["push"])
         self.assertEqual(complete(["mmvlog", "help", "d"]), ["demo"])
 
     def test_each_commands_options_are_its_help(self):
-        for sub in ("record", "capture", "replay", "check", "inspect", "demo"):
+        for sub in ("record", "capture", "replay", "check", "inspect", "push", "demo"):
             with self.subTest(command=sub):
                 self.assertEqual(set(complete(["mmvlog", sub, "-"])), cmdtest.help_option_names(sub))
         self.assertEqual(complete(["mmvlog", "replay", "--ar"]), ["--archive"])
@@ -53,6 +54,9 @@ class CompletionTest(unittest.TestCase):
         os.mkdir(os.path.join(d, "dir"))
         self.assertEqual(complete(["mmvlog", "replay", "-a", ""], cwd=d), ["a", "b", "c", "dir/"])
         self.assertEqual(complete(["mmvlog", "replay", "--archive", "b"], cwd=d), ["b"])
+        self.assertEqual(complete(["mmvlog", "push", ""], cwd=d), ["a", "b", "c", "dir/"])
+        self.assertEqual(complete(["mmvlog", "push", "-s", "no"], cwd=d), ["notes.txt"])
+        self.assertEqual(complete(["mmvlog", "record", "--spool", ""], cwd=d), ["dir"])
         self.assertEqual(complete(["mmvlog", "replay", "-a", d + "/a"]), [d + "/a"])
 
     def test_values(self):

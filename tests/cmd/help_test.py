@@ -18,7 +18,7 @@ import unittest
 import cmdtest
 from cmdtest import MMVLOG, describe, lines
 
-SUBCOMMANDS = ["record", "capture", "replay", "check", "inspect", "demo"]
+SUBCOMMANDS = ["record", "capture", "replay", "check", "inspect", "push", "demo"]
 
 # Options each subcommand must offer, with the default its help must show
 # (None: no default shown; a text: how the shown default begins). PCP's short
@@ -29,7 +29,9 @@ EXPECTED = {
                "--archive-dir": "/var/log/pcp/mmvlog", "--archive-name": "%Y%m%d.%H.%M",
                "--period": "1day", "--mmv-dir": "$PCP_TMP_DIR/mmv", "--include": None, "--exclude": None,
                "--compress": None, "--compress-level": "8", "--retain-age": None,
-               "--retain-size": None, "--pidfile": None, "--prefix": "mmv"},
+               "--retain-size": None, "--pidfile": None, "--prefix": "mmv",
+               "--local": None, "--spool": "--local's directory", "--spool-size": "64MB",
+               "--unix": None, "--user": None, "--credentials": None},
     "capture": {"-t": "1sec", "-s": None, "-T": None, "-v": None, "-l": None, "-V": "3",
                 "-m": None, "-c": None, "-U": None, "-o": None, "--mmv-dir": "$PCP_TMP_DIR/mmv",
                 "--no-dir": None},
@@ -38,6 +40,8 @@ EXPECTED = {
                "--plot": None, "--follow": None, "--to-mmv": None, "--speed": "1"},
     "check": {"--repair": None},
     "inspect": {"--json": None},
+    "push": {"-h": "localhost", "-p": "44322", "-s": None, "--user": None, "--credentials": None,
+             "--spool": "$PCP_TMP_DIR/mmvlog-push", "--restart": None, "-v": None},
     "demo": {"--dir": "a new /tmp/mmvlog-demo-XXXXXX", "--steps": "12"},
 }
 
@@ -46,6 +50,7 @@ PCP_LONG = {
     "record": {"-t": "--interval", "-s": "--size", "-T": "--finish", "-v": "--volsize",
                "-l": "--log", "-V": "--archive-version", "-m": "--note", "-c": "--config",
                "-U": "--username", "-H": "--labelhost", "-p": "--PID"},
+    "push": {"-h": "--host", "-p": "--port", "-s": "--unix", "-v": "--verbose"},
     "replay": {"-a": "--archive", "-t": "--interval", "-s": "--samples", "-S": "--start",
                "-T": "--finish", "-O": "--origin", "-A": "--align", "-z": "--hostzone",
                "-Z": "--timezone", "-i": "--instances", "-o": "--output", "-r": "--raw"},
@@ -108,8 +113,8 @@ class HelpTest(unittest.TestCase):
                     self.assertTrue(got[name][3].strip(), "%s has no description" % name)
                 for line in text.split("\n"):
                     self.assertLessEqual(len(line), 100, line)
-                # The other spellings print the same.
-                for args in ([sub, "-h"], ["help", sub]):
+                # The other spellings print the same (push's -h is pmlogpush's host).
+                for args in ([sub, "-h"], ["help", sub]) if sub != "push" else (["help", sub],):
                     q = cmdtest.run([MMVLOG] + args)
                     self.assertEqual(q.returncode, 0, describe(q))
                     self.assertEqual(q.stdout, text, args)
@@ -208,6 +213,19 @@ class UsageErrorTest(unittest.TestCase):
         self.assert_usage_error(["record", "--retain-size", "lots", "--archive-dir", self.out],
                                 "--retain-size", "lots")
         self.assert_usage_error(["capture", "-t"], "--interval needs a value")
+        # Pushing (record's http:// archive, mmvlog push).
+        self.assert_usage_error(["record", "http://pmproxy:99999"], "bad pmproxy URL",
+                                "port is not 1..65535")
+        self.assert_usage_error(["record", "http://pmproxy/logger"], "a path or query")
+        self.assert_usage_error(["record", "--local", self.out, "--spool-size", "lots",
+                                 "http://pmproxy"], "--spool-size", "lots")
+        self.assert_usage_error(["record", "--compress", "http://pmproxy"],
+                                "--compress and --retain-* need --local")
+        self.assert_usage_error(["record", "--unix", "/run/pmproxy.sock", self.out],
+                                "are for pushing: ARCHIVE is then http://HOST[:PORT]")
+        self.assert_usage_error(["record", "--local", self.out, "--user", "nopassword",
+                                 "http://pmproxy"], "--user: USER:PASSWORD wanted")
+        self.assert_usage_error(["push", "-p", "0", self.out], "--port", "0")
 
     def test_replay_window_errors(self):
         base = os.path.join(self.root, "a")

@@ -62,7 +62,7 @@ class ManTest(unittest.TestCase):
 
     def test_every_option_of_every_command_is_documented_in_its_section(self):
         subs = commands()
-        self.assertEqual(len(subs), 6, subs)
+        self.assertEqual(len(subs), 7, subs)
         for sub in subs:
             with self.subTest(command=sub):
                 section = self.sections.get("mmvlog " + sub)

@@ -243,6 +243,33 @@ TEST(EncodeResult, V3SecondsBeyond32BitsGoldenBytes) {
   EXPECT_EQ(d->timestamp, r.timestamp);
 }
 
+TEST(DecodeResultTimestamp, ReadsJustTheTimestampOfBothVersions) {
+  for (int version : {2, 3}) {
+    Result r;
+    r.timestamp = {version == 2 ? 1700000001 : 0x1'00000002, 7'000'000};
+    r.sets = {Set(Pmid(0), kType32, {I64(3)})};
+    std::vector<uint8_t> out;
+    EncodeResult(version, r, &out);
+    const std::span<const uint8_t> payload =
+        std::span<const uint8_t>(out).subspan(4, out.size() - 8);
+    absl::StatusOr<Timestamp> t = DecodeResultTimestamp(version, payload, 100);
+    ASSERT_OK(t);
+    absl::StatusOr<DecodedResult> d = DecodeResult(version, payload, 100);
+    ASSERT_OK(d);
+    EXPECT_EQ(*t, d->timestamp) << version;
+    // Cut inside the timestamp: DataLoss, never a read past the end.
+    for (size_t n = 0; n < (version == 2 ? 8u : 12u); ++n) {
+      EXPECT_THAT(DecodeResultTimestamp(version, payload.first(n), 100),
+                  StatusIs(absl::StatusCode::kDataLoss)) << version << " " << n;
+    }
+  }
+  Bytes b;
+  b.Be32(1700000001).Be32(0).Be32(1'000'000'000).Be32(0);  // v3 nsec out of range
+  EXPECT_THAT(DecodeResultTimestamp(3, b, 0), IsDataLossAt(12, "nanoseconds"));
+  EXPECT_THAT(DecodeResultTimestamp(4, b, 0),
+              StatusIs(absl::StatusCode::kUnimplemented));
+}
+
 TEST(EncodeResult, InstancesAndPaddingGoldenBytes) {
   Result r;
   r.timestamp = {-1, 999'999'999};  // v2: 999999 us

@@ -8,8 +8,10 @@ stopped by stop().
 
 import os
 import re
+import shutil
 import socket
 import subprocess
+import tempfile
 import time
 
 
@@ -104,6 +106,94 @@ def start_pmproxy(root, redis_port, discover_path):
             return "schema version setup" in f.read()
     wait_for("pmproxy's Redis set-up", ready)
     return p
+
+
+class Pmproxy7:
+    """PCP 7.2's pmproxy (pcp7.py) taking pushed archives ([pmlogger]
+    enabled: PMWEBAPI(3) "ARCHIVE WEBHOOK") into the key server at
+    `redis_port` and under `remote_dir` (its PCP_REMOTE_ARCHIVE_DIR), with
+    its own run directory, socket, configuration and log in `root`.
+    start() again after stop() or kill() is a restart on the same port,
+    socket and directories. `authenticate`: [pmlogger] authenticate = true
+    (7.2 then wants HTTP Basic credentials, any, on every /logger request).
+    """
+
+    def __init__(self, root, redis_port, authenticate=False, port=None):
+        import pcp7
+        self.env = pcp7.require()
+        self.root = root
+        self.remote_dir = os.path.join(root, "remote")
+        self.run_dir = os.path.join(root, "run")
+        os.makedirs(self.remote_dir, exist_ok=True)
+        os.makedirs(self.run_dir, exist_ok=True)
+        os.makedirs(os.path.join(root, "discover"), exist_ok=True)
+        self.port = port or free_port()
+        # A Unix socket path must fit 108 bytes: not under $TEST_TMPDIR.
+        self.socket_dir = tempfile.mkdtemp(prefix="pmproxy7-")
+        self.socket = os.path.join(self.socket_dir, "pmproxy.sock")
+        self.config = os.path.join(root, "pmproxy.conf")
+        self.log = os.path.join(root, "pmproxy.log")
+        self.process = None
+        self.starts = 0
+        # [discover] on: push ingest into the key server goes through its
+        # streaming (loggroup.c), so it must be enabled; its path is empty.
+        with open(self.config, "w") as f:
+            f.write("[pmproxy]\npcp.enabled = false\nhttp.enabled = true\n"
+                    "resp.enabled = false\nsecure.enabled = false\n"
+                    "[keys]\nenabled = true\nservers = localhost:%d\n"
+                    "[discover]\nenabled = true\npath = %s\n"
+                    "[pmsearch]\nenabled = false\n[pmseries]\nenabled = true\n"
+                    "[pmlogger]\nenabled = true\n%s"
+                    % (redis_port, os.path.join(root, "discover"),
+                       "authenticate = true\n" if authenticate else ""))
+
+    def start(self):
+        """Starts pmproxy; returns once it has set up its key server schema."""
+        self.starts += 1
+        log = "%s.%d" % (self.log, self.starts)
+        env = dict(self.env, PCP_RUN_DIR=self.run_dir, PCP_TMP_DIR=self.root,
+                   PCP_REMOTE_ARCHIVE_DIR=self.remote_dir)
+        if os.path.exists(self.socket):
+            os.unlink(self.socket)
+        self.process = subprocess.Popen(
+            ["pmproxy", "-f", "-A", "-i", "127.0.0.1", "-p", str(self.port), "-s", self.socket,
+             "-c", self.config, "-l", log],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+        def ready():
+            if self.process.poll() is not None:
+                with open(log) as f:
+                    raise AssertionError("pmproxy 7.2 exited %d: %s"
+                                         % (self.process.returncode, f.read()[-2000:]))
+            if not os.path.exists(log):
+                return False
+            with open(log) as f:
+                return "schema version setup" in f.read()
+        wait_for("pmproxy 7.2's key server set-up", ready)
+        return self
+
+    def stop(self, remove=False):
+        """Stops pmproxy (`remove`: for good, its socket directory too)."""
+        if self.process is not None:
+            stop([self.process])
+            self.process = None
+        if remove:
+            shutil.rmtree(self.socket_dir, ignore_errors=True)
+
+    def kill(self):
+        """SIGKILL: pmproxy gone at once, as in a crash."""
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
+
+    def archives(self):
+        """The archive base names pmproxy wrote, sorted (<host>/<start>)."""
+        out = []
+        for host in sorted(os.listdir(self.remote_dir)):
+            d = os.path.join(self.remote_dir, host)
+            out += sorted(os.path.join(d, f[:-5]) for f in os.listdir(d) if f.endswith(".meta"))
+        return out
 
 
 def stop(processes):

@@ -1,0 +1,109 @@
+#include "archiver/push/logger_client.h"
+
+#include <cctype>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+
+namespace mmvlog::archiver {
+namespace {
+
+// The query value as it goes in a URL (RFC 3986 unreserved kept).
+std::string QueryEscape(absl::string_view s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      absl::StrAppend(&out, "%", absl::Hex(c, absl::kZeroPad2));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+LoggerClient::LoggerClient(HttpClient* http, std::string client_id, int poll_timeout)
+    : http_(http), client_id_(std::move(client_id)), poll_timeout_(poll_timeout) {}
+
+absl::StatusOr<std::string> LoggerClient::Call(const char* method, const std::string& target,
+                                               std::span<const uint8_t> body) {
+  const std::string what = absl::StrCat(http_->endpoint().ToString(), " ", method, " ", target);
+  if (body.size() >= kMaxBody) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": a body of ", body.size(), " bytes is over pmproxy's limit"));
+  }
+  bool delivered = false;
+  absl::StatusOr<HttpResponse> r =
+      http_->Exchange(method, target, body.empty() ? "" : "application/octet-stream", body,
+                      &delivered);
+  if (!r.ok()) {
+    const std::string msg(absl::StripPrefix(r.status().message(), absl::StrCat(method, " ", target, ": ")));
+    return delivered ? absl::AbortedError(absl::StrCat(what, ": ", msg, " (outcome unknown)"))
+                     : absl::UnavailableError(absl::StrCat(what, ": ", msg));
+  }
+  const int code = r->status;
+  const std::string answer =
+      absl::StrCat("HTTP ", code, r->reason.empty() ? "" : " ", r->reason,
+                   r->body.empty() ? "" : ": ",
+                   absl::StripAsciiWhitespace(r->body.substr(0, 200)));
+  if (code >= 200 && code < 300) {
+    if (!absl::StrContains(r->body, "\"success\":true")) {
+      return absl::InvalidArgumentError(absl::StrCat(what, ": not pmproxy's logger API: ", answer));
+    }
+    ++posts_;
+    bytes_ += body.size();
+    return std::move(r->body);
+  }
+  const std::string msg = absl::StrCat(what, ": ", answer);
+  if (code == 410) return absl::NotFoundError(msg);
+  if (code == 401 || code == 403) return absl::PermissionDeniedError(msg);
+  if (code >= 500) return absl::AbortedError(msg);
+  return absl::InvalidArgumentError(msg);
+}
+
+absl::Status LoggerClient::Ping() {
+  return Call("GET", "/logger/ping", {}).status();
+}
+
+absl::StatusOr<uint32_t> LoggerClient::Label(std::span<const uint8_t> label) {
+  std::string target = "/logger/label";
+  const char* sep = "?";
+  if (poll_timeout_ > 0) {
+    absl::StrAppend(&target, sep, "polltimeout=", poll_timeout_);
+    sep = "&";
+  }
+  if (!client_id_.empty()) absl::StrAppend(&target, sep, "client=", QueryEscape(client_id_));
+  absl::StatusOr<std::string> body = Call("POST", target, label);
+  if (!body.ok()) return body.status();
+  // {"archive":N,...}
+  const size_t at = body->find("\"archive\":");
+  uint32_t logid = 0;
+  if (at != std::string::npos) {
+    absl::string_view rest = absl::string_view(*body).substr(at + 10);
+    const size_t end = rest.find_first_not_of("0123456789");
+    if (!absl::SimpleAtoi(rest.substr(0, end), &logid)) logid = 0;
+  }
+  if (logid == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(http_->endpoint().ToString(), " POST ", target,
+                                                   ": no archive id in \"", *body, "\""));
+  }
+  return logid;
+}
+
+absl::Status LoggerClient::Meta(uint32_t logid, std::span<const uint8_t> records) {
+  return Call("POST", absl::StrCat("/logger/meta/", logid), records).status();
+}
+
+absl::Status LoggerClient::Index(uint32_t logid, std::span<const uint8_t> entries) {
+  return Call("POST", absl::StrCat("/logger/index/", logid), entries).status();
+}
+
+absl::Status LoggerClient::Volume(uint32_t volume, uint32_t logid,
+                                  std::span<const uint8_t> records) {
+  return Call("POST", absl::StrCat("/logger/volume/", volume, "/", logid), records).status();
+}
+
+}  // namespace mmvlog::archiver
