@@ -13,6 +13,11 @@ namespace mmvlog::archiver {
 
 std::string DisplayUnits(const format::Desc& desc, bool raw);
 
+// What a counter's (v - before) / seconds is multiplied by to be in
+// DisplayUnits: 1, but for counters in PCP 7.2's extra units, converted as
+// PCP 7.2 converts them ("power (W) hour" to "power (W)": 3600).
+double RateMultiplier(const format::Desc& desc);
+
 }  // namespace mmvlog::archiver
 
 #endif  // MMVLOG_ARCHIVER_REPLAY_DISPLAY_UNITS_H_

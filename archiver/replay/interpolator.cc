@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "archiver/replay/display_units.h"
 #include "format/archive_format.h"
 
 namespace mmvlog::archiver {
@@ -84,12 +85,14 @@ Interpolator::Interpolator(const ColumnSet& columns, format::Timestamp base, con
       metric_had_(columns.metrics().size()),
       metric_has_(columns.metrics().size()),
       rate_(columns.size()),
+      multiplier_(columns.size(), 1),
       prev_kind_(columns.size(), kNoValue),
       prev_bits_(columns.size()),
       ahead_until_(columns.size(), INT64_MIN),
       no_more_until_(columns.size(), INT64_MIN) {
   for (size_t c = 0; c < columns.size(); ++c) {
     rate_[c] = !raw && columns.desc(c).sem == format::kSemCounter;
+    multiplier_[c] = RateMultiplier(columns.desc(c));
   }
 }
 
@@ -321,7 +324,7 @@ void Interpolator::Rates() {
       delta = NumberOf(kind, row_.bits[c]) - NumberOf(pk, pb);
     }
     row_.shown[c] = delta < 0 ? kNegativeRate : kNumber;
-    row_.numbers[c] = delta / dt;
+    row_.numbers[c] = delta / dt * multiplier_[c];
   }
 }
 

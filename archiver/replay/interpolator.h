@@ -131,6 +131,7 @@ class Interpolator {
   std::vector<uint8_t> metric_had_;  // per metric: a value at the previous grid time
   std::vector<uint8_t> metric_has_;
   std::vector<uint8_t> rate_;        // per column: shown as a rate
+  std::vector<double> multiplier_;   // per column: RateMultiplier
   std::vector<uint8_t> prev_kind_;   // per column: the value at the previous grid time
   std::vector<uint64_t> prev_bits_;
   Row row_;

@@ -3,17 +3,20 @@
 #include <bit>
 
 #include "absl/time/time.h"
+#include "archiver/replay/display_units.h"
 
 namespace mmvlog::archiver {
 
 RecordRows::RecordRows(const ColumnSet& columns, bool raw)
     : columns_(columns),
       rate_(columns.size()),
+      multiplier_(columns.size(), 1),
       prev_kind_(columns.size(), kNoValue),
       prev_bits_(columns.size()),
       prev_ns_(columns.size()) {
   for (size_t c = 0; c < columns.size(); ++c) {
     rate_[c] = !raw && columns.desc(c).sem == format::kSemCounter;
+    multiplier_[c] = RateMultiplier(columns.desc(c));
   }
 }
 
@@ -63,7 +66,7 @@ const Row* RecordRows::Take(const Sample& s) {
       delta = b - a;
     }
     row_.shown[c] = kNumber;
-    row_.numbers[c] = delta / dt;
+    row_.numbers[c] = delta / dt * multiplier_[c];
   }
   return &row_;
 }

@@ -28,6 +28,7 @@ class RecordRows {
  private:
   const ColumnSet& columns_;
   std::vector<uint8_t> rate_;  // per column: shown as a rate
+  std::vector<double> multiplier_;  // per column: RateMultiplier
   // Per column, its previous value since the last <mark>.
   std::vector<uint8_t> prev_kind_;
   std::vector<uint64_t> prev_bits_;

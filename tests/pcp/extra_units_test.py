@@ -220,6 +220,27 @@ class ExtraUnitsTest(unittest.TestCase):
         stated, _, m_base, _ = self.record()
         out = pcp7.run([pcp7.tool("pmval"), "-a", m_base, "-s", "1", "mmv.extra.energy"]).stdout
         self.assertIn("units:     power (W) hour (converting to time utilization)", out)
+        # replay's CSV: the rate in power (W) (watt-hours per second times
+        # 3600), as the raw values say.
+        def rows(*args):
+            p = subprocess.run([MMVLOG, "replay", "-a", m_base, "-o", "csv"] + list(args) +
+                               ["mmv.extra.energy"], check=True, capture_output=True, text=True)
+            return [line.split(",") for line in p.stdout.splitlines()]
+        rates, raw = rows(), rows("-r")
+        self.assertEqual(rates[0][1], "mmv.extra.energy (power (W))")
+        self.assertEqual(raw[0][1], "mmv.extra.energy (power (W) hour)")
+        import datetime
+        def seconds(t):
+            return datetime.datetime.strptime(t, "%Y-%m-%d %H:%M:%S.%f").timestamp()
+        compared = 0
+        for k in range(2, len(raw)):
+            if rates[k][1] == "" or raw[k][1] == "" or raw[k - 1][1] == "":
+                continue
+            dt = seconds(raw[k][0]) - seconds(raw[k - 1][0])
+            want = (float(raw[k][1]) - float(raw[k - 1][1])) / dt * 3600
+            self.assertAlmostEqual(float(rates[k][1]), want, delta=1e-3 * abs(want) + 1e-3)
+            compared += 1
+        self.assertGreater(compared, 0, rates)
 
 
 if __name__ == "__main__":
