@@ -57,7 +57,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "archiver/store/archive_reader.h"
-#include "archiver/replay/csv_output.h"
+#include "archiver/replay/output/csv_output.h"
 #include "archiver/replay/replay.h"
 #include "bench/bench_archive.h"
 #include "format/archive_format.h"

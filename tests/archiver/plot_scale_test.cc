@@ -1,6 +1,6 @@
 // archiver/plot_scale: value ticks on 1-2-5 steps, time ticks on round times,
 // tick labels, names shortened in the middle; as tables.
-#include "archiver/replay/plot_scale.h"
+#include "archiver/replay/plot/plot_scale.h"
 
 #include <cmath>
 #include <string>

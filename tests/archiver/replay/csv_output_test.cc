@@ -4,7 +4,7 @@
 // -t grid pmrep's rows: every grid time a line, and a DISCRETE metric with
 // no value at all repeating what it printed last (pmrep 6.0.3's output for
 // arch/mark).
-#include "archiver/replay/csv_output.h"
+#include "archiver/replay/output/csv_output.h"
 
 #include <cstdint>
 #include <string>

@@ -2,7 +2,7 @@
 // (pmdumplog -a's text, checked against it by //tests/pcp:
 // event_record_oracle_test) and as JSON for scripts, from one small array;
 // a damaged array, and every prefix of a good one, is a message.
-#include "archiver/replay/decoded_value.h"
+#include "archiver/replay/output/decoded_value.h"
 
 #include <cstdint>
 #include <map>

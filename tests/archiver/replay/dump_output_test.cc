@@ -2,7 +2,7 @@
 // pmdumplog -a lists them (its time with nanoseconds, the value count, a
 // line per value: PMID, metric, instance, value; aggregates and event
 // arrays decoded, event parameters named from the archive), and <mark>s.
-#include "archiver/replay/dump_output.h"
+#include "archiver/replay/output/dump_output.h"
 
 #include <cstdint>
 #include <string>

@@ -2,7 +2,7 @@
 // as text and as seconds.nanoseconds, values by label (rates, null where a
 // counter has none; raw: exact), strings as JSON strings, cells without a
 // value left out, a <mark> as {"mark":true}, -s counting rows not marks.
-#include "archiver/replay/json_output.h"
+#include "archiver/replay/output/json_output.h"
 
 #include <string>
 #include <vector>

@@ -3,7 +3,7 @@
 // removed; every digit of |v| >= 1e15 that way too, as pmrep prints it;
 // "%.6g" for 0 < |v| < 1e-3) for every kind of double, exact ties included;
 // AppendCsvField quotes only what needs it.
-#include "archiver/replay/number_text.h"
+#include "archiver/replay/output/number_text.h"
 
 #include <bit>
 #include <cmath>

@@ -5,7 +5,7 @@
 // breaks the line, a panel has at most max_series_per_panel series and
 // counts the rest; RenderSvg and RenderHtml give the structure their
 // headers document.
-#include "archiver/replay/plot_output.h"
+#include "archiver/replay/plot/plot_output.h"
 
 #include <algorithm>
 #include <bit>
@@ -22,8 +22,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "archiver/replay/plot_html.h"
-#include "archiver/replay/plot_svg.h"
+#include "archiver/replay/plot/plot_html.h"
+#include "archiver/replay/plot/plot_svg.h"
 #include "format/archive_format.h"
 #include "tests/archiver/replay/replay_test_util.h"
 

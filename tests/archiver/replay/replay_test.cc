@@ -14,7 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_split.h"
-#include "archiver/replay/csv_output.h"
+#include "archiver/replay/output/csv_output.h"
 #include "format/archive_format.h"
 #include "tests/archiver/replay/replay_test_util.h"
 

@@ -1,7 +1,7 @@
 // StatsOutput (replay -o stats): per column over the rows shown, the
 // minimum, mean, maximum and last of its numbers (counters as rates unless
 // raw), how many, and the units; columns without a number left out; -s.
-#include "archiver/replay/stats_output.h"
+#include "archiver/replay/output/stats_output.h"
 
 #include <string>
 #include <vector>

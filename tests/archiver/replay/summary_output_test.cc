@@ -1,7 +1,7 @@
 // SummaryOutput (replay's default): archives, host, the time of the first
 // and last row, samples and <mark>s counted, and per metric with values its
 // type, semantics, units, instances with values and value count.
-#include "archiver/replay/summary_output.h"
+#include "archiver/replay/output/summary_output.h"
 
 #include <string>
 #include <vector>

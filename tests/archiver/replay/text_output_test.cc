@@ -4,7 +4,7 @@
 // leaves out (its "No values available" lines and the point it prints
 // nothing for), and -s counted as pmval's iterations. Expected lines are
 // pmval's own output (6.0.3; 7.2 for instants), with its header removed.
-#include "archiver/replay/text_output.h"
+#include "archiver/replay/output/text_output.h"
 
 #include <cstdint>
 #include <optional>

@@ -2,8 +2,8 @@
 // and last row shown, how many samples and <mark>s (gaps), and per metric
 // with values its type, semantics, units, instances and value count.
 // Counts per column, whatever the length.
-#ifndef MMVLOG_ARCHIVER_REPLAY_SUMMARY_OUTPUT_H_
-#define MMVLOG_ARCHIVER_REPLAY_SUMMARY_OUTPUT_H_
+#ifndef MMVLOG_ARCHIVER_REPLAY_OUTPUT_SUMMARY_OUTPUT_H_
+#define MMVLOG_ARCHIVER_REPLAY_OUTPUT_SUMMARY_OUTPUT_H_
 
 #include <cstdint>
 #include <cstdio>
@@ -31,4 +31,4 @@ class SummaryOutput : public Output {
 
 }  // namespace mmvlog::archiver
 
-#endif  // MMVLOG_ARCHIVER_REPLAY_SUMMARY_OUTPUT_H_
+#endif  // MMVLOG_ARCHIVER_REPLAY_OUTPUT_SUMMARY_OUTPUT_H_

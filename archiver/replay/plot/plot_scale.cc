@@ -1,4 +1,4 @@
-#include "archiver/replay/plot_scale.h"
+#include "archiver/replay/plot/plot_scale.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "archiver/replay/mmv_playback.h"
+#include "archiver/replay/output/mmv_playback.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>

@@ -4,8 +4,8 @@
 // decoded as pmdumplog prints them); a <mark> as "<mark>". Records of no
 // chosen metric (the prologue without -o dump's logger records) are left
 // out.
-#ifndef MMVLOG_ARCHIVER_REPLAY_DUMP_OUTPUT_H_
-#define MMVLOG_ARCHIVER_REPLAY_DUMP_OUTPUT_H_
+#ifndef MMVLOG_ARCHIVER_REPLAY_OUTPUT_DUMP_OUTPUT_H_
+#define MMVLOG_ARCHIVER_REPLAY_OUTPUT_DUMP_OUTPUT_H_
 
 #include <cstdio>
 
@@ -27,4 +27,4 @@ class DumpOutput : public Output {
 
 }  // namespace mmvlog::archiver
 
-#endif  // MMVLOG_ARCHIVER_REPLAY_DUMP_OUTPUT_H_
+#endif  // MMVLOG_ARCHIVER_REPLAY_OUTPUT_DUMP_OUTPUT_H_

@@ -1,4 +1,4 @@
-#include "archiver/replay/csv_output.h"
+#include "archiver/replay/output/csv_output.h"
 
 #include <algorithm>
 #include <bit>
@@ -7,9 +7,9 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "archiver/replay/decoded_value.h"
+#include "archiver/replay/output/decoded_value.h"
 #include "archiver/replay/display_units.h"
-#include "archiver/replay/number_text.h"
+#include "archiver/replay/output/number_text.h"
 #include "format/archive_format.h"
 #include "format/json.h"
 

@@ -7,14 +7,14 @@
 // Structure, for tools and tests: each chart is <section class="panel"
 // data-units="..."> holding <div class="chart">, <div class="legend"> and
 // <dl class="help">.
-#ifndef MMVLOG_ARCHIVER_REPLAY_PLOT_HTML_H_
-#define MMVLOG_ARCHIVER_REPLAY_PLOT_HTML_H_
+#ifndef MMVLOG_ARCHIVER_REPLAY_PLOT_PLOT_HTML_H_
+#define MMVLOG_ARCHIVER_REPLAY_PLOT_PLOT_HTML_H_
 
 #include <cstddef>
 #include <string>
 #include <vector>
 
-#include "archiver/replay/plot_data.h"
+#include "archiver/replay/plot/plot_data.h"
 
 namespace mmvlog::archiver {
 
@@ -23,4 +23,4 @@ std::string RenderHtml(const PlotData& data, const PlotOptions& options);
 
 }  // namespace mmvlog::archiver
 
-#endif  // MMVLOG_ARCHIVER_REPLAY_PLOT_HTML_H_
+#endif  // MMVLOG_ARCHIVER_REPLAY_PLOT_PLOT_HTML_H_

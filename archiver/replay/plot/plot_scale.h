@@ -2,8 +2,8 @@
 // 79.003), time ticks on round times of the zone shown (10:05:00, 10:05:30),
 // labels with just the digits the step needs, and names shortened in the
 // middle so that they fit. Pure: numbers and times in, numbers and text out.
-#ifndef MMVLOG_ARCHIVER_REPLAY_PLOT_SCALE_H_
-#define MMVLOG_ARCHIVER_REPLAY_PLOT_SCALE_H_
+#ifndef MMVLOG_ARCHIVER_REPLAY_PLOT_PLOT_SCALE_H_
+#define MMVLOG_ARCHIVER_REPLAY_PLOT_PLOT_SCALE_H_
 
 #include <cstddef>
 #include <string>
@@ -49,4 +49,4 @@ size_t Utf8Length(absl::string_view s);
 
 }  // namespace mmvlog::archiver
 
-#endif  // MMVLOG_ARCHIVER_REPLAY_PLOT_SCALE_H_
+#endif  // MMVLOG_ARCHIVER_REPLAY_PLOT_PLOT_SCALE_H_

@@ -1,4 +1,4 @@
-#include "archiver/replay/decoded_value.h"
+#include "archiver/replay/output/decoded_value.h"
 
 #include <span>
 

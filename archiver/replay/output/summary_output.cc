@@ -1,4 +1,4 @@
-#include "archiver/replay/summary_output.h"
+#include "archiver/replay/output/summary_output.h"
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"

@@ -1,10 +1,10 @@
-#include "archiver/replay/stats_output.h"
+#include "archiver/replay/output/stats_output.h"
 
 #include <algorithm>
 
 #include "absl/strings/str_format.h"
 #include "archiver/replay/display_units.h"
-#include "archiver/replay/number_text.h"
+#include "archiver/replay/output/number_text.h"
 
 namespace mmvlog::archiver {
 

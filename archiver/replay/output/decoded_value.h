@@ -1,8 +1,8 @@
 // Values replay shows decoded rather than as their bytes: aggregates (both
 // kinds) and event arrays (both layouts), for the dump (as pmdumplog -a
 // prints them) and for JSON and CSV (as data for scripts).
-#ifndef MMVLOG_ARCHIVER_REPLAY_DECODED_VALUE_H_
-#define MMVLOG_ARCHIVER_REPLAY_DECODED_VALUE_H_
+#ifndef MMVLOG_ARCHIVER_REPLAY_OUTPUT_DECODED_VALUE_H_
+#define MMVLOG_ARCHIVER_REPLAY_OUTPUT_DECODED_VALUE_H_
 
 #include <cstdint>
 #include <map>
@@ -36,4 +36,4 @@ std::string DecodedValueText(int32_t type, absl::string_view bytes,
 
 }  // namespace mmvlog::archiver
 
-#endif  // MMVLOG_ARCHIVER_REPLAY_DECODED_VALUE_H_
+#endif  // MMVLOG_ARCHIVER_REPLAY_OUTPUT_DECODED_VALUE_H_

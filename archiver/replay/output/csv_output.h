@@ -8,8 +8,8 @@
 // at all at a grid time repeats the cells it printed last (pmrep's
 // fetchgroup keeps a discrete metric's last values; PCP 7.2 can turn that
 // off with PCP_DISCRETE_ONCE).
-#ifndef MMVLOG_ARCHIVER_REPLAY_CSV_OUTPUT_H_
-#define MMVLOG_ARCHIVER_REPLAY_CSV_OUTPUT_H_
+#ifndef MMVLOG_ARCHIVER_REPLAY_OUTPUT_CSV_OUTPUT_H_
+#define MMVLOG_ARCHIVER_REPLAY_OUTPUT_CSV_OUTPUT_H_
 
 #include <cstdint>
 #include <cstdio>
@@ -51,4 +51,4 @@ class CsvOutput : public Output {
 
 }  // namespace mmvlog::archiver
 
-#endif  // MMVLOG_ARCHIVER_REPLAY_CSV_OUTPUT_H_
+#endif  // MMVLOG_ARCHIVER_REPLAY_OUTPUT_CSV_OUTPUT_H_

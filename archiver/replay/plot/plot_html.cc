@@ -1,11 +1,11 @@
-#include "archiver/replay/plot_html.h"
+#include "archiver/replay/plot/plot_html.h"
 
 #include <algorithm>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
-#include "archiver/replay/dygraphs_embed.h"
+#include "archiver/replay/plot/dygraphs_embed.h"
 #include "format/json.h"
 
 namespace mmvlog::archiver {

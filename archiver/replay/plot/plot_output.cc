@@ -1,4 +1,4 @@
-#include "archiver/replay/plot_output.h"
+#include "archiver/replay/plot/plot_output.h"
 
 #include <algorithm>
 #include <span>
@@ -6,8 +6,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "archiver/replay/display_units.h"
-#include "archiver/replay/plot_html.h"
-#include "archiver/replay/plot_svg.h"
+#include "archiver/replay/plot/plot_html.h"
+#include "archiver/replay/plot/plot_svg.h"
 #include "archiver/store/posix_file.h"
 
 namespace mmvlog::archiver {

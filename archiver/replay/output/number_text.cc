@@ -1,4 +1,4 @@
-#include "archiver/replay/number_text.h"
+#include "archiver/replay/output/number_text.h"
 
 #include <bit>
 #include <charconv>

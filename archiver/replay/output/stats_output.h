@@ -2,8 +2,8 @@
 // maximum and last of its numbers (counters as rates unless raw) and how
 // many there were, with the units; columns with no number are left out.
 // Running statistics: a few numbers per column, whatever the length.
-#ifndef MMVLOG_ARCHIVER_REPLAY_STATS_OUTPUT_H_
-#define MMVLOG_ARCHIVER_REPLAY_STATS_OUTPUT_H_
+#ifndef MMVLOG_ARCHIVER_REPLAY_OUTPUT_STATS_OUTPUT_H_
+#define MMVLOG_ARCHIVER_REPLAY_OUTPUT_STATS_OUTPUT_H_
 
 #include <cstdint>
 #include <cstdio>
@@ -34,4 +34,4 @@ class StatsOutput : public Output {
 
 }  // namespace mmvlog::archiver
 
-#endif  // MMVLOG_ARCHIVER_REPLAY_STATS_OUTPUT_H_
+#endif  // MMVLOG_ARCHIVER_REPLAY_OUTPUT_STATS_OUTPUT_H_

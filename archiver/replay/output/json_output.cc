@@ -1,10 +1,10 @@
-#include "archiver/replay/json_output.h"
+#include "archiver/replay/output/json_output.h"
 
 #include <bit>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "archiver/replay/decoded_value.h"
+#include "archiver/replay/output/decoded_value.h"
 #include "format/json.h"
 
 namespace mmvlog::archiver {

@@ -13,8 +13,8 @@
 // (a plot no wider than kBuckets pixels looks the same as one of every
 // sample) and whether a gap (a <mark>, a missing value) fell in it. Memory
 // follows the number of series drawn, never the length of the recording.
-#ifndef MMVLOG_ARCHIVER_REPLAY_PLOT_DATA_H_
-#define MMVLOG_ARCHIVER_REPLAY_PLOT_DATA_H_
+#ifndef MMVLOG_ARCHIVER_REPLAY_PLOT_PLOT_DATA_H_
+#define MMVLOG_ARCHIVER_REPLAY_PLOT_PLOT_DATA_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -74,4 +74,4 @@ inline std::string UnitsLabel(const std::string& units) {
 
 }  // namespace mmvlog::archiver
 
-#endif  // MMVLOG_ARCHIVER_REPLAY_PLOT_DATA_H_
+#endif  // MMVLOG_ARCHIVER_REPLAY_PLOT_PLOT_DATA_H_

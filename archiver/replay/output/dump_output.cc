@@ -1,9 +1,9 @@
-#include "archiver/replay/dump_output.h"
+#include "archiver/replay/output/dump_output.h"
 
 #include <bit>
 
 #include "absl/strings/str_cat.h"
-#include "archiver/replay/decoded_value.h"
+#include "archiver/replay/output/decoded_value.h"
 #include "format/json.h"
 #include "format/pm_desc_text.h"
 

@@ -1,4 +1,4 @@
-#include "archiver/replay/text_output.h"
+#include "archiver/replay/output/text_output.h"
 
 #include <algorithm>
 #include <bit>

@@ -1,8 +1,8 @@
 // replay --plot and --html: an Output that collects PlotData (plot_data.h)
 // from the rows as they pass, then renders it (plot_svg.h, plot_html.h) into
 // its files at the end.
-#ifndef MMVLOG_ARCHIVER_REPLAY_PLOT_OUTPUT_H_
-#define MMVLOG_ARCHIVER_REPLAY_PLOT_OUTPUT_H_
+#ifndef MMVLOG_ARCHIVER_REPLAY_PLOT_PLOT_OUTPUT_H_
+#define MMVLOG_ARCHIVER_REPLAY_PLOT_PLOT_OUTPUT_H_
 
 #include <cstdint>
 #include <string>
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "archiver/replay/output.h"
-#include "archiver/replay/plot_data.h"
+#include "archiver/replay/plot/plot_data.h"
 
 namespace mmvlog::archiver {
 
@@ -42,4 +42,4 @@ class PlotOutput : public Output {
 
 }  // namespace mmvlog::archiver
 
-#endif  // MMVLOG_ARCHIVER_REPLAY_PLOT_OUTPUT_H_
+#endif  // MMVLOG_ARCHIVER_REPLAY_PLOT_PLOT_OUTPUT_H_

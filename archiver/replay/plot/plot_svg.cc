@@ -1,4 +1,4 @@
-#include "archiver/replay/plot_svg.h"
+#include "archiver/replay/plot/plot_svg.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
-#include "archiver/replay/plot_scale.h"
+#include "archiver/replay/plot/plot_scale.h"
 
 namespace mmvlog::archiver {
 namespace {

@@ -4,8 +4,8 @@
 // rate can be given; raw: exact), strings as JSON strings, aggregates and
 // event arrays decoded (decoded_value.h); cells without a value are left
 // out. A <mark> is {"time":..., "timestamp":..., "mark":true}.
-#ifndef MMVLOG_ARCHIVER_REPLAY_JSON_OUTPUT_H_
-#define MMVLOG_ARCHIVER_REPLAY_JSON_OUTPUT_H_
+#ifndef MMVLOG_ARCHIVER_REPLAY_OUTPUT_JSON_OUTPUT_H_
+#define MMVLOG_ARCHIVER_REPLAY_OUTPUT_JSON_OUTPUT_H_
 
 #include <cstdint>
 #include <cstdio>
@@ -34,4 +34,4 @@ class JsonOutput : public Output {
 
 }  // namespace mmvlog::archiver
 
-#endif  // MMVLOG_ARCHIVER_REPLAY_JSON_OUTPUT_H_
+#endif  // MMVLOG_ARCHIVER_REPLAY_OUTPUT_JSON_OUTPUT_H_

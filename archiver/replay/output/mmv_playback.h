@@ -4,8 +4,8 @@
 // "mmv.<file>.<name>" go to <dir>/<file> as <name>; other metrics to
 // <dir>/replay. Values as stored (rows of the records, not rates); the
 // files are laid out once, from the columns, before the first row.
-#ifndef MMVLOG_ARCHIVER_REPLAY_MMV_PLAYBACK_H_
-#define MMVLOG_ARCHIVER_REPLAY_MMV_PLAYBACK_H_
+#ifndef MMVLOG_ARCHIVER_REPLAY_OUTPUT_MMV_PLAYBACK_H_
+#define MMVLOG_ARCHIVER_REPLAY_OUTPUT_MMV_PLAYBACK_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -58,4 +58,4 @@ class MmvPlayback : public Output {
 
 }  // namespace mmvlog::archiver
 
-#endif  // MMVLOG_ARCHIVER_REPLAY_MMV_PLAYBACK_H_
+#endif  // MMVLOG_ARCHIVER_REPLAY_OUTPUT_MMV_PLAYBACK_H_

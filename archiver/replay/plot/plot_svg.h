@@ -8,14 +8,14 @@
 // Structure, for tools and tests: each panel is <g class="panel"
 // data-units="..."> holding <text class="units">, <text class="ytick">,
 // <text class="xtick">, <polyline class="series"> and <g class="legend">.
-#ifndef MMVLOG_ARCHIVER_REPLAY_PLOT_SVG_H_
-#define MMVLOG_ARCHIVER_REPLAY_PLOT_SVG_H_
+#ifndef MMVLOG_ARCHIVER_REPLAY_PLOT_PLOT_SVG_H_
+#define MMVLOG_ARCHIVER_REPLAY_PLOT_PLOT_SVG_H_
 
 #include <cstddef>
 #include <string>
 #include <vector>
 
-#include "archiver/replay/plot_data.h"
+#include "archiver/replay/plot/plot_data.h"
 
 namespace mmvlog::archiver {
 
@@ -24,4 +24,4 @@ std::string RenderSvg(const PlotData& data, const PlotOptions& options);
 
 }  // namespace mmvlog::archiver
 
-#endif  // MMVLOG_ARCHIVER_REPLAY_PLOT_SVG_H_
+#endif  // MMVLOG_ARCHIVER_REPLAY_PLOT_PLOT_SVG_H_

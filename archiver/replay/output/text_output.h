@@ -13,8 +13,8 @@
 // value at the grid time. With several metrics, a row is printed when any
 // of them has one. -s counts pmval's iterations: a counter's first grid
 // time with a value and the one after it are one iteration.
-#ifndef MMVLOG_ARCHIVER_REPLAY_TEXT_OUTPUT_H_
-#define MMVLOG_ARCHIVER_REPLAY_TEXT_OUTPUT_H_
+#ifndef MMVLOG_ARCHIVER_REPLAY_OUTPUT_TEXT_OUTPUT_H_
+#define MMVLOG_ARCHIVER_REPLAY_OUTPUT_TEXT_OUTPUT_H_
 
 #include <cstdint>
 #include <cstdio>
@@ -61,4 +61,4 @@ class TextOutput : public Output {
 
 }  // namespace mmvlog::archiver
 
-#endif  // MMVLOG_ARCHIVER_REPLAY_TEXT_OUTPUT_H_
+#endif  // MMVLOG_ARCHIVER_REPLAY_OUTPUT_TEXT_OUTPUT_H_

@@ -4,8 +4,8 @@
 // as "%.6g" when 0 < |v| < 1e-3:
 // the same bytes as printf for every double (tests/archiver/
 // number_text_test.cc checks it against printf), without printf.
-#ifndef MMVLOG_ARCHIVER_REPLAY_NUMBER_TEXT_H_
-#define MMVLOG_ARCHIVER_REPLAY_NUMBER_TEXT_H_
+#ifndef MMVLOG_ARCHIVER_REPLAY_OUTPUT_NUMBER_TEXT_H_
+#define MMVLOG_ARCHIVER_REPLAY_OUTPUT_NUMBER_TEXT_H_
 
 #include <cstddef>
 #include <string>
@@ -29,4 +29,4 @@ void AppendCsvField(absl::string_view s, std::string* out);
 
 }  // namespace mmvlog::archiver
 
-#endif  // MMVLOG_ARCHIVER_REPLAY_NUMBER_TEXT_H_
+#endif  // MMVLOG_ARCHIVER_REPLAY_OUTPUT_NUMBER_TEXT_H_
