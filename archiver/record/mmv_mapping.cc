@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <utility>
 
@@ -373,9 +375,10 @@ absl::StatusOr<MappedFile> MmvMapper::Map(const std::string& name,
                          case MmvType::kU64:
                          case MmvType::kFloat:
                          case MmvType::kDouble:
+                         case MmvType::kString:
                            return true;
                          default:
-                           return false;  // strings and elapsed times vary per sample
+                           return false;  // elapsed times are worked out per sample
                        }
                      });
   return out;
@@ -423,13 +426,50 @@ std::vector<int32_t> Instances(const MappedFile& file, const MappedMetric& m) {
   return out;
 }
 
-size_t StoreValues(const MappedFile& file, std::span<const uint8_t> image,
-                   format::ResultTemplate* tmpl, size_t at) {
+namespace {
+
+// A string value's slot as ReadMmvString finds it (inside the STRINGS
+// section, its NUL within the slot), copied once into `slot`: its length,
+// or nullopt where ReadMmvValue would fail.
+std::optional<size_t> CopyString(const MmvFile& f, std::span<const uint8_t> image,
+                                 uint32_t value_offset, uint8_t (&slot)[format::kMmvStringSlotSize]) {
+  const auto extra = format::LoadNative<uint64_t>(image.data() + value_offset +
+                                                  format::kMmvValueExtraOffset);
+  const uint64_t begin = f.strings_offset;
+  const uint64_t end = begin + f.strings_size;
+  if (f.strings_size == 0 || extra < begin || extra >= end || end > image.size()) {
+    return std::nullopt;
+  }
+  const size_t width = static_cast<size_t>(std::min<uint64_t>(sizeof(slot), end - extra));
+  std::memcpy(slot, image.data() + extra, width);
+  const void* nul = std::memchr(slot, 0, width);
+  if (nul == nullptr) return std::nullopt;
+  return static_cast<size_t>(static_cast<const uint8_t*>(nul) - slot);
+}
+
+}  // namespace
+
+std::optional<std::vector<uint32_t>> ValueSizes(const MappedFile& file, const MappedMetric& m,
+                                                std::span<const uint8_t> image) {
+  std::vector<uint32_t> sizes;
+  if (m.mmv_type != MmvType::kString) return sizes;
+  uint8_t slot[format::kMmvStringSlotSize];
+  for (uint32_t off : m.offsets) {
+    std::optional<size_t> n = CopyString(*file.mmv, image, off, slot);
+    if (!n.has_value()) return std::nullopt;
+    sizes.push_back(static_cast<uint32_t>(*n + 1));
+  }
+  return sizes;
+}
+
+bool StoreValues(const MappedFile& file, std::span<const uint8_t> image,
+                 format::ResultTemplate* tmpl, size_t* at) {
   assert(file.fixed_layout && image.size() >= file.mmv->size);
   const uint8_t* in = image.data();
   uint8_t* rec = tmpl->data();
   for (const MappedMetric& m : file.metrics) {
-    const format::ValueSlots& slots = tmpl->sets()[at++];
+    const size_t set = (*at)++;
+    const format::ValueSlots& slots = tmpl->sets()[set];
     assert(slots.count == m.offsets.size());
     uint8_t* out = rec + slots.first;
     const size_t stride = slots.stride;
@@ -444,6 +484,14 @@ size_t StoreValues(const MappedFile& file, std::span<const uint8_t> image,
           out += stride;
         }
         break;
+      case MmvType::kString: {
+        uint8_t slot[format::kMmvStringSlotSize];
+        for (size_t k = 0; k < m.offsets.size(); ++k) {
+          std::optional<size_t> n = CopyString(*file.mmv, image, m.offsets[k], slot);
+          if (!n.has_value() || !tmpl->StoreString(set, k, {slot, *n})) return false;
+        }
+        break;
+      }
       default:  // kI64, kU64, kDouble
         for (uint32_t off : m.offsets) {
           format::StoreBig64(out, format::LoadNative<uint64_t>(in + off));
@@ -452,7 +500,7 @@ size_t StoreValues(const MappedFile& file, std::span<const uint8_t> image,
         break;
     }
   }
-  return at;
+  return true;
 }
 
 size_t FillValueSets(const MappedFile& file, std::span<const uint8_t> image,

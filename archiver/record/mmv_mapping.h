@@ -74,9 +74,11 @@ struct MappedFile {
   // Shares `cluster` with a file mapped before it (both NOPREFIX).
   bool shares_cluster = false;
   bool sentinel = false;  // MMV_FLAG_SENTINEL
-  // Every sample gives the same value sets, instances and value sizes (no
-  // sentinels, strings or elapsed times to work out), so a recorder can
-  // keep the encoded result and only store new values: see StoreValues.
+  // Every sample gives the same value sets and instances (no sentinels or
+  // elapsed times to work out), each value a number or a string, so a
+  // recorder can keep the encoded result and only store new values: see
+  // StoreValues (a string may outgrow its place: then the result is
+  // encoded afresh).
   bool fixed_layout = false;
   std::vector<MappedMetric> metrics;
   std::vector<format::InDom> indoms;  // full instance lists, no timestamp
@@ -148,13 +150,24 @@ size_t FillValueSets(const MappedFile& file, std::span<const uint8_t> image,
 // metric): the instances FillValueSets gives it when none is left out.
 std::vector<int32_t> Instances(const MappedFile& file, const MappedMetric& m);
 
+// The value sizes of `m` for a template's SetLayout: for a STRING metric
+// each string's size with its NUL, read from `image`; empty for numbers.
+// nullopt when a string cannot be read (FillValueSets would give the set
+// an error).
+std::optional<std::vector<uint32_t>> ValueSizes(const MappedFile& file, const MappedMetric& m,
+                                                std::span<const uint8_t> image);
+
 // The fast path of FillValueSets for a file with fixed_layout: stores its
-// values from `image` straight into the record of `tmpl`, whose sets at, at
-// + 1, ... were made from what FillValueSets gave for this same MappedFile.
-// Returns the index after the last set written. REQUIRES:
-// file.fixed_layout and image.size() >= file.mmv->size.
-size_t StoreValues(const MappedFile& file, std::span<const uint8_t> image,
-                   format::ResultTemplate* tmpl, size_t at);
+// values from `image` (a snapshot, or the file's mapping) straight into the
+// record of `tmpl`, whose sets *at, *at + 1, ... were made from what
+// FillValueSets gave for this same MappedFile, and advances *at past them.
+// Each string is read from one copy of its slot (its length and bytes
+// agree, whatever a writer does meanwhile). Returns false when the record
+// cannot take this sample: a string that no longer fits its place or cannot
+// be read (the template is then partly stored; encode the result whole).
+// REQUIRES: file.fixed_layout and image.size() >= file.mmv->size.
+bool StoreValues(const MappedFile& file, std::span<const uint8_t> image,
+                 format::ResultTemplate* tmpl, size_t* at);
 
 // pmdammv's name rule for the whole metric name.
 bool IsValidPcpName(absl::string_view name);

@@ -13,32 +13,35 @@ absl::StatusOr<bool> ResultWriter::Write(size_t group, std::span<FilePart> parts
   Output& out = outputs_[group];
   ArchiveWriter& writer = session.writer();
   if (!TemplateFits(out, parts, session.writer_serial())) {
-    MakeTemplate(out, parts, writer.version(), session.writer_serial());
+    if (out.wait > 0) {
+      --out.wait;
+    } else {
+      MakeTemplate(out, parts, writer.version(), session.writer_serial());
+    }
   }
   absl::Status written;
-  if (out.tmpl.has_value()) {
+  bool whole = !out.tmpl.has_value();
+  if (!whole) {
     // The fast path: the same files as the last time, so the same record
     // layout; only the timestamp and the values change.
     out.tmpl->SetTimestamp(stamp);
-    size_t sets = 0;
-    for (const FilePart& part : parts) {
-      if (part.source == nullptr) {
-        sets = StoreValues(*part.file, part.image, &*out.tmpl, sets);
-        continue;
-      }
-      size_t next = sets;
-      if (!part.source->ReadMapped([&](std::span<const uint8_t> bytes) {
-            next = StoreValues(*part.file, bytes, &*out.tmpl, sets);
-          }) ||
-          !part.source->StillCurrent()) {
+    switch (StoreTemplate(out, parts)) {
+      case Stored::kAll:
+        written = writer.AppendEncodedResult(stamp, out.tmpl->record());
+        if (written.ok()) *values += out.tmpl->values();
+        break;
+      case Stored::kTorn:
         torn_ = true;
         return false;
-      }
-      sets = next;
+      case Stored::kRefused:
+        out.tmpl.reset();
+        out.files.clear();
+        out.wait = kRelayoutWait;
+        whole = true;
+        break;
     }
-    written = writer.AppendEncodedResult(stamp, out.tmpl->record());
-    if (written.ok()) *values += out.tmpl->values();
-  } else {
+  }
+  if (whole) {
     result_.timestamp = stamp;
     size_t sets = 0;
     bool shared = false;
@@ -69,11 +72,34 @@ absl::StatusOr<bool> ResultWriter::Write(size_t group, std::span<FilePart> parts
   return true;
 }
 
+ResultWriter::Stored ResultWriter::StoreTemplate(Output& out, std::span<const FilePart> parts) {
+  size_t sets = 0;
+  for (const FilePart& part : parts) {
+    if (part.source == nullptr) {
+      if (!StoreValues(*part.file, part.image, &*out.tmpl, &sets)) return Stored::kRefused;
+      continue;
+    }
+    bool stored = false;
+    size_t next = sets;
+    if (!part.source->ReadMapped([&](std::span<const uint8_t> bytes) {
+          stored = StoreValues(*part.file, bytes, &*out.tmpl, &next);
+        })) {
+      return Stored::kTorn;
+    }
+    if (!stored) return Stored::kRefused;  // the whole path reads it again
+    if (!part.source->StillCurrent()) return Stored::kTorn;
+    sets = next;
+  }
+  return Stored::kAll;
+}
+
 void ResultWriter::MakeTemplate(Output& out, std::span<const FilePart> parts, int version,
                                 uint64_t writer) {
   out.tmpl.reset();
   out.files.clear();
-  std::vector<std::vector<int32_t>> instances;  // SetLayout points into these
+  // SetLayout points into these.
+  std::vector<std::vector<int32_t>> instances;
+  std::vector<std::vector<uint32_t>> sizes;
   for (const auto& [f, image, source] : parts) {
     // Files sharing a cluster give one set per PMID between them: merged
     // sample by sample, so encoded whole.
@@ -82,13 +108,25 @@ void ResultWriter::MakeTemplate(Output& out, std::span<const FilePart> parts, in
       return;  // encoded whole, sample by sample
     }
     out.files.push_back(f);
-    for (const MappedMetric& m : f->metrics) instances.push_back(Instances(*f, m));
+    for (const MappedMetric& m : f->metrics) {
+      instances.push_back(Instances(*f, m));
+      // Strings as the image has them (a mapped part's as of its last
+      // copy: a string that changed since is refused, and the next
+      // template made from the copy the whole path takes).
+      std::optional<std::vector<uint32_t>> s = ValueSizes(*f, m, image);
+      if (!s.has_value()) {
+        out.files.clear();
+        return;  // an error set this sample: encoded whole
+      }
+      sizes.push_back(std::move(*s));
+    }
   }
   std::vector<format::SetLayout> layout;
   size_t i = 0;
   for (const auto& f : out.files) {
     for (const MappedMetric& m : f->metrics) {
-      layout.push_back({m.desc.pmid, m.desc.type, 0, instances[i++]});
+      layout.push_back({m.desc.pmid, m.desc.type, 0, instances[i], sizes[i]});
+      ++i;
     }
   }
   // No metric at all: such a result would read as a <mark>.

@@ -7,7 +7,11 @@
 // kept as a format::ResultTemplate and only the timestamp and the values
 // are stored into it (StoreValues), read straight from the file's mapping
 // for a mapped snapshot. Otherwise the result is built value by value
-// (FillValueSets, MergeSharedSets for shared clusters) and encoded whole.
+// (FillValueSets, MergeSharedSets for shared clusters) and encoded whole,
+// and so is a sample whose strings no longer fit the template (a string
+// whose padded size changed, or one that cannot be read): the template is
+// made again from the values there are a few samples later, so a string
+// that changes its size every sample costs no more than encoding whole.
 //
 // Invariants it keeps:
 // - a template is used only with the mappings it was made from (held, so
@@ -63,8 +67,14 @@ class ResultWriter {
     std::optional<format::ResultTemplate> tmpl;
     std::vector<std::shared_ptr<const MappedFile>> files;
     uint64_t writer = 0;
+    int wait = 0;  // samples encoded whole before a template is made again
   };
+  // Samples encoded whole after the template refused one.
+  static constexpr int kRelayoutWait = 4;
 
+  enum class Stored { kAll, kTorn, kRefused };
+  // Stores the values of `parts` into out.tmpl.
+  static Stored StoreTemplate(Output& out, std::span<const FilePart> parts);
   static bool TemplateFits(const Output& out, std::span<const FilePart> parts, uint64_t writer);
   // A template for `parts` when every file has a fixed layout, else none.
   static void MakeTemplate(Output& out, std::span<const FilePart> parts, int version,
