@@ -108,7 +108,8 @@ int main(int argc, char** argv) {
   }
 
   // One set per metric, its instances in file order: U64 counters and
-  // strings (what bench:make_mmv_file and bench/mmv_app_writer.c write).
+  // strings (what bench:make_mmv_file and tests/pcp/pcp_mmv_app_writer.c
+  // write).
   std::map<uint32_t, std::vector<size_t>> values_of;  // metric index -> value indices
   for (size_t i = 0; i < file->values.size(); ++i) values_of[file->values[i].metric_index].push_back(i);
   struct Set {

@@ -12,7 +12,7 @@ in one run.
 For each size N, one MMV file in a fresh MMV directory, written by
   static      bench:make_mmv_file: N U64 counters (100 instances per metric),
               written once (the default);
-  libpcp_mmv  bench/mmv_app_writer.c, built here with gcc against the real
+  libpcp_mmv  tests/pcp/pcp_mmv_app_writer.c, built here with gcc against the real
               libpcp_mmv: U64 counters over two instance domains plus two
               string metrics, every counter and one string updated every
               --update-ms (default 100) for the whole run, as applications
@@ -75,9 +75,9 @@ def cpu_of(cmd, **kw):
 
 
 def build_writer(work):
-    """bench/mmv_app_writer.c built with gcc against libpcp_mmv."""
-    out = os.path.join(work, "mmv_app_writer")
-    src = os.path.join(bench_tools.REPO, "bench", "mmv_app_writer.c")
+    """tests/pcp/pcp_mmv_app_writer.c built with gcc against libpcp_mmv."""
+    out = os.path.join(work, "pcp_mmv_app_writer")
+    src = os.path.join(bench_tools.REPO, "tests", "pcp", "pcp_mmv_app_writer.c")
     subprocess.run(["gcc", "-O2", "-o", out, src, "-lpcp_mmv", "-lpcp"], check=True)
     return out
 
@@ -89,7 +89,7 @@ def start_writer(writer, pcp_tmp, n, update_ms):
                          text=True, env=dict(os.environ, PCP_TMP_DIR=pcp_tmp))
     p.stdout.readline()  # the number of values
     if p.stdout.readline().strip() != "ready":
-        sys.exit("footprint: mmv_app_writer did not start")
+        sys.exit("footprint: pcp_mmv_app_writer did not start")
     return p, os.path.join(pcp_tmp, "mmv", "app")
 
 

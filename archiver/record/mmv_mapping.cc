@@ -376,9 +376,10 @@ absl::StatusOr<MappedFile> MmvMapper::Map(const std::string& name,
                          case MmvType::kFloat:
                          case MmvType::kDouble:
                          case MmvType::kString:
+                         case MmvType::kElapsed:
                            return true;
                          default:
-                           return false;  // elapsed times are worked out per sample
+                           return false;
                        }
                      });
   return out;
@@ -462,7 +463,7 @@ std::optional<std::vector<uint32_t>> ValueSizes(const MappedFile& file, const Ma
   return sizes;
 }
 
-bool StoreValues(const MappedFile& file, std::span<const uint8_t> image,
+bool StoreValues(const MappedFile& file, std::span<const uint8_t> image, int64_t now_usec,
                  format::ResultTemplate* tmpl, size_t* at) {
   assert(file.fixed_layout && image.size() >= file.mmv->size);
   const uint8_t* in = image.data();
@@ -481,6 +482,16 @@ bool StoreValues(const MappedFile& file, std::span<const uint8_t> image,
       case MmvType::kFloat:
         for (uint32_t off : m.offsets) {
           format::StoreBig32(out, format::LoadNative<uint32_t>(in + off));
+          out += stride;
+        }
+        break;
+      case MmvType::kElapsed:
+        // A 64-bit counter of microseconds; an interval still running
+        // (extra < 0: minus its start) counts up to now, as in FillValueSets.
+        for (uint32_t off : m.offsets) {
+          const auto ll = format::LoadNative<int64_t>(in + off);
+          const auto extra = format::LoadNative<int64_t>(in + off + format::kMmvValueExtraOffset);
+          format::StoreBig64(out, static_cast<uint64_t>(ll + (extra < 0 ? now_usec + extra : 0)));
           out += stride;
         }
         break;

@@ -74,11 +74,11 @@ struct MappedFile {
   // Shares `cluster` with a file mapped before it (both NOPREFIX).
   bool shares_cluster = false;
   bool sentinel = false;  // MMV_FLAG_SENTINEL
-  // Every sample gives the same value sets and instances (no sentinels or
-  // elapsed times to work out), each value a number or a string, so a
-  // recorder can keep the encoded result and only store new values: see
-  // StoreValues (a string may outgrow its place: then the result is
-  // encoded afresh).
+  // Every sample gives the same value sets and instances (no sentinels,
+  // which leave values out), each value a number, an elapsed time or a
+  // string, so a recorder can keep the encoded result and only store new
+  // values: see StoreValues (a string may outgrow its place: then the
+  // result is encoded afresh).
   bool fixed_layout = false;
   std::vector<MappedMetric> metrics;
   std::vector<format::InDom> indoms;  // full instance lists, no timestamp
@@ -161,12 +161,13 @@ std::optional<std::vector<uint32_t>> ValueSizes(const MappedFile& file, const Ma
 // values from `image` (a snapshot, or the file's mapping) straight into the
 // record of `tmpl`, whose sets *at, *at + 1, ... were made from what
 // FillValueSets gave for this same MappedFile, and advances *at past them.
+// `now_usec` as for FillValueSets (ELAPSED intervals still running).
 // Each string is read from one copy of its slot (its length and bytes
 // agree, whatever a writer does meanwhile). Returns false when the record
 // cannot take this sample: a string that no longer fits its place or cannot
 // be read (the template is then partly stored; encode the result whole).
 // REQUIRES: file.fixed_layout and image.size() >= file.mmv->size.
-bool StoreValues(const MappedFile& file, std::span<const uint8_t> image,
+bool StoreValues(const MappedFile& file, std::span<const uint8_t> image, int64_t now_usec,
                  format::ResultTemplate* tmpl, size_t* at);
 
 // pmdammv's name rule for the whole metric name.

@@ -29,6 +29,7 @@ RecorderStats Recorder::stats() const {
   s.archives = session_.archives_started();
   s.dropped = session_.dropped();
   s.retaken = retaken_;
+  s.in_place = results_.in_place();
   return s;
 }
 

@@ -102,6 +102,9 @@ struct RecorderStats {
   uint64_t archives = 0;  // archives started (more than 1 after a rotation)
   uint64_t dropped = 0;   // samples lost while the archive could not be written
   uint64_t retaken = 0;   // ticks taken again from copies: a file changed mid-read
+  // Results whose every value went from the files' mappings straight into
+  // the encoded record (the fast path: no copy, no encoding).
+  uint64_t in_place = 0;
 };
 
 class Recorder {

@@ -1,5 +1,7 @@
 #include "archiver/record/result_writer.h"
 
+#include <algorithm>
+
 #include "archiver/record/mmv_mapping.h"
 
 namespace mmvlog::archiver {
@@ -25,10 +27,16 @@ absl::StatusOr<bool> ResultWriter::Write(size_t group, std::span<FilePart> parts
     // The fast path: the same files as the last time, so the same record
     // layout; only the timestamp and the values change.
     out.tmpl->SetTimestamp(stamp);
-    switch (StoreTemplate(out, parts)) {
+    switch (StoreTemplate(out, parts, now_usec)) {
       case Stored::kAll:
         written = writer.AppendEncodedResult(stamp, out.tmpl->record());
-        if (written.ok()) *values += out.tmpl->values();
+        if (written.ok()) {
+          *values += out.tmpl->values();
+          if (std::all_of(parts.begin(), parts.end(),
+                          [](const FilePart& p) { return p.source != nullptr; })) {
+            ++in_place_;
+          }
+        }
         break;
       case Stored::kTorn:
         torn_ = true;
@@ -72,17 +80,18 @@ absl::StatusOr<bool> ResultWriter::Write(size_t group, std::span<FilePart> parts
   return true;
 }
 
-ResultWriter::Stored ResultWriter::StoreTemplate(Output& out, std::span<const FilePart> parts) {
+ResultWriter::Stored ResultWriter::StoreTemplate(Output& out, std::span<const FilePart> parts,
+                                                 int64_t now_usec) {
   size_t sets = 0;
   for (const FilePart& part : parts) {
     if (part.source == nullptr) {
-      if (!StoreValues(*part.file, part.image, &*out.tmpl, &sets)) return Stored::kRefused;
+      if (!StoreValues(*part.file, part.image, now_usec, &*out.tmpl, &sets)) return Stored::kRefused;
       continue;
     }
     bool stored = false;
     size_t next = sets;
     if (!part.source->ReadMapped([&](std::span<const uint8_t> bytes) {
-          stored = StoreValues(*part.file, bytes, &*out.tmpl, &next);
+          stored = StoreValues(*part.file, bytes, now_usec, &*out.tmpl, &next);
         })) {
       return Stored::kTorn;
     }

@@ -58,6 +58,9 @@ class ResultWriter {
   // also clears it.
   bool torn() const { return torn_; }
   bool TakeTorn() { return std::exchange(torn_, false); }
+  // Results appended by the fast path with every value read where it is
+  // (mapped snapshots): no copy of the files, no encoding.
+  uint64_t in_place() const { return in_place_; }
 
  private:
   // One group's fast path: the record of its last result, made when every
@@ -74,7 +77,7 @@ class ResultWriter {
 
   enum class Stored { kAll, kTorn, kRefused };
   // Stores the values of `parts` into out.tmpl.
-  static Stored StoreTemplate(Output& out, std::span<const FilePart> parts);
+  static Stored StoreTemplate(Output& out, std::span<const FilePart> parts, int64_t now_usec);
   static bool TemplateFits(const Output& out, std::span<const FilePart> parts, uint64_t writer);
   // A template for `parts` when every file has a fixed layout, else none.
   static void MakeTemplate(Output& out, std::span<const FilePart> parts, int version,
@@ -83,6 +86,7 @@ class ResultWriter {
   std::map<size_t, Output> outputs_;  // by group id
   format::Result result_;             // reused per sample
   bool torn_ = false;
+  uint64_t in_place_ = 0;
 };
 
 }  // namespace mmvlog::archiver

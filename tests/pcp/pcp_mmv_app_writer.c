@@ -1,18 +1,23 @@
-/* mmv_app_writer NAME VALUES [UPDATE_MS] [SECONDS]: an application that
- * exports about VALUES values through the real libpcp_mmv, as applications
- * write MMV files, for bench/footprint.py (--writer libpcp_mmv).
+/* pcp_mmv_app_writer NAME VALUES [UPDATE_MS] [SECONDS]: an application
+ * that exports about VALUES values through the real libpcp_mmv and keeps
+ * updating them, as applications write MMV files: for bench/footprint.py
+ * (--writer libpcp_mmv) and the end-to-end tests of reading live files
+ * (tests/cmd/live_writer_test.py).
  *
  * The file ($PCP_TMP_DIR/mmv/NAME, written by mmv_stats_registry and
  * mmv_stats_start) holds U64 counters over two instance domains, "ep" (200
  * instances, about two thirds of the values) and "pool" (100 instances),
- * plus two singular string metrics: "version" (set once) and "state" (set
- * at every update: "serving, update N"). Every UPDATE_MS milliseconds
- * (default 100, absolute deadlines) every counter is incremented in place
- * and "state" is set with mmv_set_string, for SECONDS seconds (default: until
- * killed). Prints the number of values, then "ready", once the file is
- * complete.
+ * plus two singular string metrics: "version" (set once) and "state".
+ * Counter number i (in the file's value order) starts at i * 1000; update
+ * u (1, 2, ...) adds (i % 8) + 1 to every counter, then sets "state" to
+ * "serving, update u" with mmv_set_string. Updates come every UPDATE_MS
+ * milliseconds (default 100, absolute deadlines), for SECONDS seconds
+ * (default: until SIGTERM). Prints the number of values, then "ready", once
+ * the file is complete. 302 values is the smallest file: one metric on
+ * each instance domain.
  *
- * Built by bench/footprint.py with gcc: gcc -O2 -o W mmv_app_writer.c -lpcp_mmv -lpcp
+ * Built by Bazel (//tests/pcp:pcp_mmv_app_writer) and by bench/footprint.py
+ * with gcc: gcc -O2 -o W pcp_mmv_app_writer.c -lpcp_mmv -lpcp
  */
 #include <pcp/pmapi.h>
 #include <pcp/mmv_stats.h>
@@ -39,7 +44,7 @@ static struct timespec add_ms(struct timespec t, long ms) {
 
 int main(int argc, char **argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: mmv_app_writer NAME VALUES [UPDATE_MS] [SECONDS]\n");
+    fprintf(stderr, "usage: pcp_mmv_app_writer NAME VALUES [UPDATE_MS] [SECONDS]\n");
     return 2;
   }
   const long values = atol(argv[2]);
@@ -50,7 +55,7 @@ int main(int argc, char **argv) {
   long rest = values - 2 - (long)ep_metrics * EP_INSTANCES;
   const int pool_metrics = rest > 0 ? (int)((rest + POOL_INSTANCES - 1) / POOL_INSTANCES) : 0;
   if (ep_metrics + pool_metrics + 2 > 1023) {
-    fprintf(stderr, "mmv_app_writer: %ld values need more than 1023 metrics\n", values);
+    fprintf(stderr, "pcp_mmv_app_writer: %ld values need more than 1023 metrics\n", values);
     return 2;
   }
 
@@ -122,7 +127,7 @@ int main(int argc, char **argv) {
     }
   }
   if (version == NULL || state == NULL) {
-    fprintf(stderr, "mmv_app_writer: string values not found\n");
+    fprintf(stderr, "pcp_mmv_app_writer: string values not found\n");
     return 1;
   }
   for (int i = 0; i < ncounters; ++i) counters[i]->ull = (uint64_t)i * 1000;
@@ -145,7 +150,7 @@ int main(int argc, char **argv) {
     }
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) != 0 && !stop) {
     }
-    for (int i = 0; i < ncounters; ++i) counters[i]->ull += (uint64_t)(i & 7) + 1;
+    for (int i = 0; i < ncounters; ++i) counters[i]->ull += (uint64_t)(i % 8) + 1;
     snprintf(text, sizeof(text), "serving, update %lu", update);
     mmv_set_string(base, state, text, (int)strlen(text));
   }
