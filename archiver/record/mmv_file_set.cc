@@ -47,17 +47,26 @@ void Offer(const MappedFile& f, std::vector<OfferedMetric>* out) {
 
 }  // namespace
 
-std::map<std::string, std::string> MmvFileSet::ListFiles(bool unchanged) {
-  std::map<std::string, std::string> out;
+const std::map<std::string, std::string>& MmvFileSet::ListFiles(bool unchanged) {
+  // The listing is built again only when the directory was read again (or
+  // failed): a steady tick copies nothing.
+  bool fresh = !listed_valid_;
   if (!options_.mmv_dir.empty()) {
     if (dir_ == nullptr) dir_ = std::make_unique<DirListing>(options_.mmv_dir);
     if (absl::Status s = dir_->Refresh(unchanged); !s.ok()) {
       std::string err(s.message());
       if (err != last_dir_error_) log_(LogLevel::kWarning, err);
       last_dir_error_ = err;
-    } else {
-      last_dir_error_.clear();
-      out = dir_->files();
+      listed_.clear();
+      listed_valid_ = false;
+      AddNamedFiles();
+      return listed_;
+    }
+    last_dir_error_.clear();
+    if (dir_->reads() != listed_reads_) fresh = true;
+    if (fresh) {
+      listed_ = dir_->files();
+      listed_reads_ = dir_->reads();
       // Whatever is not a regular file is said once, when first seen.
       for (const auto& [name, kind] : dir_->skipped()) {
         if (skipped_logged_.insert(name).second) {
@@ -70,11 +79,19 @@ std::map<std::string, std::string> MmvFileSet::ListFiles(bool unchanged) {
       });
     }
   }
+  if (fresh) {
+    if (options_.mmv_dir.empty()) listed_.clear();
+    AddNamedFiles();
+    listed_valid_ = true;
+  }
+  return listed_;
+}
+
+void MmvFileSet::AddNamedFiles() {
   for (const std::string& path : options_.files) {
     const size_t slash = path.rfind('/');
-    out[slash == std::string::npos ? path : path.substr(slash + 1)] = path;
+    listed_[slash == std::string::npos ? path : path.substr(slash + 1)] = path;
   }
-  return out;
 }
 
 void MmvFileSet::Problem(File& f, const std::string& name, const std::string& what) {
@@ -94,7 +111,7 @@ MmvFileSet::Live MmvFileSet::Scan(bool retake, bool mapped_values, bool* need_ma
   // looks at everything.
   const bool unchanged = !retake && dir_ != nullptr && options_.mmv_dir_changed != nullptr &&
                          !options_.mmv_dir_changed();
-  std::map<std::string, std::string> listed = ListFiles(unchanged);
+  const std::map<std::string, std::string>& listed = ListFiles(unchanged);
   empty_ = listed.empty();
   for (auto it = files_.begin(); it != files_.end();) {
     if (!listed.contains(it->first)) {
@@ -156,11 +173,19 @@ MmvFileSet::Live MmvFileSet::Scan(bool retake, bool mapped_values, bool* need_ma
 
 absl::Status MmvFileSet::MapChanged(Live& live, MmvMapper& mapper, bool conflict_rotates,
                                     bool* need_mark) {
+  auto unchanged = [](const LiveFile& l) {
+    return l.file->mapped_ && !l.snap.reloaded && l.file->mapped_->mmv == l.snap.file;
+  };
+  // A steady tick maps nothing (and reserves nothing: every file was
+  // reserved when it was first mapped).
+  if (std::all_of(live.begin(), live.end(), unchanged)) return absl::OkStatus();
   std::vector<std::pair<std::string, int32_t>> clusters;
   for (const auto& [f, snap] : live) clusters.push_back({f->name(), snap.file->header.cluster});
   mapper.ReserveClusters(clusters);
-  for (auto& [f, snap] : live) {
-    if (f->mapped_ && !snap.reloaded && f->mapped_->mmv == snap.file) continue;
+  for (LiveFile& l : live) {
+    if (unchanged(l)) continue;
+    File* f = l.file;
+    const MmvSnapshot& snap = l.snap;
     const uint64_t generation = snap.file->header.generation1;
     // Re-read while recorded: a new generation, or a new file (inode, size)
     // with the same one. Either way the application restarted.

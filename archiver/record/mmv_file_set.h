@@ -138,7 +138,10 @@ class MmvFileSet {
   format::LabelRecord SharedLabels(const format::LabelRecord& r) const;
 
  private:
-  std::map<std::string, std::string> ListFiles(bool unchanged = false);
+  // Name -> path of the files to read: the directory's (DirListing) and
+  // those named. Valid until the next call.
+  const std::map<std::string, std::string>& ListFiles(bool unchanged = false);
+  void AddNamedFiles();
   void Problem(File& f, const std::string& name, const std::string& what);
   // `f`'s mapping as `group` logs it (itself without a plan).
   std::shared_ptr<const MappedFile> Projected(File& f, const GroupSelection* group,
@@ -149,6 +152,9 @@ class MmvFileSet {
   std::map<std::string, File> files_;  // by name, alphabetical
   std::unique_ptr<DirListing> dir_;    // of options_.mmv_dir
   std::string last_dir_error_;
+  std::map<std::string, std::string> listed_;  // ListFiles' answer
+  bool listed_valid_ = false;   // listed_ is of the last good listing
+  uint64_t listed_reads_ = 0;   // DirListing::reads() when listed_ was made
   std::set<std::string> skipped_logged_;  // entries of the directory not recorded
   bool empty_ = false;
   uint64_t mapping_serial_ = 0;

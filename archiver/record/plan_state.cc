@@ -22,18 +22,18 @@ void PlanState::Resolve(const MmvFileSet& files, const MmvFileSet::Live& live) {
   }
 }
 
-std::vector<const GroupSelection*> PlanState::Groups(const std::vector<size_t>* ids) const {
-  std::vector<const GroupSelection*> groups;
+void PlanState::Groups(const std::vector<size_t>* ids,
+                       std::vector<const GroupSelection*>* groups) const {
+  groups->clear();
   if (plan_ == nullptr) {
-    groups.push_back(nullptr);
-    return groups;
+    groups->push_back(nullptr);
+    return;
   }
   for (const GroupSelection& g : plan_->groups()) {
     if (ids == nullptr || std::find(ids->begin(), ids->end(), g.id) != ids->end()) {
-      groups.push_back(&g);
+      groups->push_back(&g);
     }
   }
-  return groups;
 }
 
 }  // namespace mmvlog::archiver

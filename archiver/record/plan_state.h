@@ -36,9 +36,9 @@ class PlanState {
   // Resolves the plan against the mapped files of `live` when new, or
   // when `files` mapped files since the last look; warnings are logged.
   void Resolve(const MmvFileSet& files, const MmvFileSet::Live& live);
-  // The groups with these ids (all when null), in the plan's order; one,
-  // nullptr (every metric), without a plan.
-  std::vector<const GroupSelection*> Groups(const std::vector<size_t>* ids) const;
+  // Sets *groups to the groups with these ids (all when null), in the
+  // plan's order; one, nullptr (every metric), without a plan.
+  void Groups(const std::vector<size_t>* ids, std::vector<const GroupSelection*>* groups) const;
 
  private:
   std::shared_ptr<LogPlan> plan_;

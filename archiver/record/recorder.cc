@@ -117,7 +117,8 @@ absl::Status Recorder::WriteResults(absl::Time now, const MmvFileSet::Live& live
   size_t values = 0;
   bool wrote = false;
   // The groups of this tick, in the plan's order; without a plan, one.
-  for (const GroupSelection* g : plan_.Groups(group_ids)) {
+  plan_.Groups(group_ids, &groups_);
+  for (const GroupSelection* g : groups_) {
     parts_.clear();
     files_.Parts(live, g, plan_.version(), &parts_);
     absl::StatusOr<bool> written = results_.Write(g == nullptr ? SIZE_MAX : g->id, parts_,

@@ -202,7 +202,9 @@ class Recorder {
   // This tick is retaken from copies: a file changed (or shrank) while its
   // mapped values were read.
   bool copy_values_ = false;
-  std::vector<FilePart> parts_;  // one group's parts; reused
+  // Scratch, reused from tick to tick: this tick's groups, one group's parts.
+  std::vector<const GroupSelection*> groups_;
+  std::vector<FilePart> parts_;
 };
 
 }  // namespace mmvlog::archiver

@@ -19,6 +19,9 @@ absl::StatusOr<bool> ResultWriter::Write(size_t group, std::span<FilePart> parts
       --out.wait;
     } else {
       MakeTemplate(out, parts, writer.version(), session.writer_serial());
+      // None (a layout that changes, an unreadable string): try again a
+      // few samples later, not every sample.
+      if (!out.tmpl.has_value()) out.wait = kRelayoutWait;
     }
   }
   absl::Status written;

@@ -72,7 +72,8 @@ class ResultWriter {
     uint64_t writer = 0;
     int wait = 0;  // samples encoded whole before a template is made again
   };
-  // Samples encoded whole after the template refused one.
+  // Samples encoded whole after the template refused one, or could not be
+  // made.
   static constexpr int kRelayoutWait = 4;
 
   enum class Stored { kAll, kTorn, kRefused };
