@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "archiver/record/mmv_mapping.h"
+#include "archiver/record/mapped_values.h"
 
 namespace mmvlog::archiver {
 
