@@ -1,12 +1,22 @@
-// floor_recorder MMVFILE OUT INTERVAL_USEC SECONDS: the floor of any
-// scheduled recorder, for bench/footprint.py to run beside `mmvlog record`.
+// floor_recorder [--write-behind] MMVFILE OUT INTERVAL_USEC SECONDS: the
+// floor of any scheduled recorder, for bench/footprint.py to run beside
+// `mmvlog record` and `mmvlog capture`.
 //
 // It does only what every recorder must: wakes at each interval (an
 // absolute deadline), copies each value of the MMV file straight from a
 // shared mapping into an encoded pmResult (one value set per metric, the
-// record laid out once), and writes the record with one write(2). No
-// directory scan, no change detection, no metadata, no index, no checks.
-// Prints the number of samples written.
+// record laid out once; a string copied from its slot, and the record laid
+// out again only when a string's padded size changes), and writes the
+// record with one write(2). No directory scan, no change detection, no
+// metadata, no index, no checks. Prints the number of samples written.
+//
+// --write-behind: writes its own pages back as mmvlog does by default
+// (archiver/store/write_behind.h, ArchiveOptions::write_behind_min_rate):
+// every 8 MiB, when those 8 MiB came at 48 MiB/s or faster,
+// sync_file_range (write, wait) and POSIX_FADV_DONTNEED on them, here on
+// the sampling thread. Without it the kernel's flusher writes the floor's
+// pages back outside its CPU, which mmvlog's write-behind thread counts in
+// mmvlog's: like with like for fast recordings (bench/README.md).
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -18,17 +28,21 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "format/archive_format.h"
 #include "format/endian.h"
+#include "format/mmv_format.h"
 #include "format/mmv_reader.h"
 #include "format/result_template.h"
 
 namespace {
 
 using mmvlog::format::MmvFile;
+using mmvlog::format::MmvType;
 
 int Fail(const char* what) {
   std::perror(what);
@@ -46,11 +60,36 @@ bool Before(const timespec& a, const timespec& b) {
   return a.tv_sec < b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec < b.tv_nsec);
 }
 
+int64_t MonotonicNanos() {
+  timespec t;
+  ::clock_gettime(CLOCK_MONOTONIC, &t);
+  return int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
+}
+
+// The string a value's slot holds now (one copy of the slot; no checks
+// beyond staying inside the mapping).
+std::string StringAt(const uint8_t* map, size_t size, size_t value_offset) {
+  const auto at = mmvlog::format::LoadNative<uint64_t>(map + value_offset +
+                                                        mmvlog::format::kMmvValueExtraOffset);
+  if (at >= size) return "";
+  char slot[mmvlog::format::kMmvStringSlotSize];
+  const size_t width = std::min<size_t>(sizeof(slot), size - at);
+  std::memcpy(slot, map + at, width);
+  return std::string(slot, strnlen(slot, width - 1));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  bool write_behind = false;
+  if (argc > 1 && std::strcmp(argv[1], "--write-behind") == 0) {
+    write_behind = true;
+    --argc;
+    ++argv;
+  }
   if (argc != 5) {
-    std::fprintf(stderr, "usage: floor_recorder MMVFILE OUT INTERVAL_USEC SECONDS\n");
+    std::fprintf(stderr,
+                 "usage: floor_recorder [--write-behind] MMVFILE OUT INTERVAL_USEC SECONDS\n");
     return 2;
   }
   const int64_t interval = std::atoll(argv[3]);
@@ -68,33 +107,58 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  // One set per metric, its instances in file order.
+  // One set per metric, its instances in file order: U64 counters and
+  // strings (what bench:make_mmv_file and tests/pcp/pcp_mmv_app_writer.c
+  // write).
   std::map<uint32_t, std::vector<size_t>> values_of;  // metric index -> value indices
   for (size_t i = 0; i < file->values.size(); ++i) values_of[file->values[i].metric_index].push_back(i);
-  std::vector<std::vector<int32_t>> instances;
-  instances.reserve(values_of.size());
+  struct Set {
+    bool string;
+    std::vector<int32_t> instances;
+    std::vector<size_t> offsets;  // of the value entries
+    std::vector<uint32_t> sizes;  // strings: each with its NUL, as laid out
+  };
+  std::vector<Set> sets;
   std::vector<mmvlog::format::SetLayout> layout;
   for (const auto& [metric, values] : values_of) {
-    instances.emplace_back();
-    for (size_t v : values) instances.back().push_back(file->values[v].instance);
-    layout.push_back({mmvlog::format::PmidBuild(70, 1, file->metrics[metric].item),
-                      mmvlog::format::kTypeU64, 0, instances.back()});
-  }
-  std::optional<mmvlog::format::ResultTemplate> tmpl =
-      mmvlog::format::ResultTemplate::FromLayout(mmvlog::format::kLogVersion3, {}, layout);
-  if (!tmpl) return Fail("template");
-  // (source offset in the file, destination offset in the record) per value.
-  std::vector<std::pair<size_t, size_t>> copies;
-  size_t set = 0;
-  for (const auto& [metric, values] : values_of) {
-    const mmvlog::format::ValueSlots& slots = tmpl->sets()[set++];
-    for (size_t k = 0; k < values.size(); ++k) {
-      copies.push_back({file->values[values[k]].offset, slots.first + k * slots.stride});
+    const MmvType type = file->metrics[metric].type;
+    if (type != MmvType::kU64 && type != MmvType::kString) {
+      std::fprintf(stderr, "floor_recorder: only U64 and STRING metrics\n");
+      return 2;
     }
+    Set s{type == MmvType::kString, {}, {}, {}};
+    for (size_t v : values) {
+      s.instances.push_back(file->values[v].instance);
+      s.offsets.push_back(file->values[v].offset);
+    }
+    sets.push_back(std::move(s));
   }
+  auto make = [&]() {
+    layout.clear();
+    size_t i = 0;
+    for (const auto& [metric, values] : values_of) {
+      Set& s = sets[i++];
+      if (s.string) {
+        s.sizes.clear();
+        for (size_t off : s.offsets) {
+          s.sizes.push_back(static_cast<uint32_t>(StringAt(map, size, off).size() + 1));
+        }
+      }
+      layout.push_back({mmvlog::format::PmidBuild(70, 1, file->metrics[metric].item),
+                        s.string ? mmvlog::format::kTypeString : mmvlog::format::kTypeU64, 0,
+                        s.instances, s.sizes});
+    }
+    return mmvlog::format::ResultTemplate::FromLayout(mmvlog::format::kLogVersion3, {}, layout);
+  };
+  std::optional<mmvlog::format::ResultTemplate> tmpl = make();
+  if (!tmpl) return Fail("template");
 
   const int out = ::open(argv[2], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (out < 0) return Fail(argv[2]);
+  constexpr uint64_t kStep = 8 << 20;               // as WritableFile's write-behind
+  constexpr double kMinRate = double{48 << 20};  // ArchiveOptions::write_behind_min_rate
+  uint64_t written = 0, written_back = 0;
+  int64_t step_start = MonotonicNanos();
   timespec next;
   ::clock_gettime(CLOCK_REALTIME, &next);
   const timespec end = Add(next, seconds * 1'000'000);
@@ -102,16 +166,49 @@ int main(int argc, char** argv) {
   while (Before(next, end)) {
     while (::clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &next, nullptr) != 0) {
     }
-    uint8_t* record = tmpl->data();
-    for (const auto& [from, to] : copies) {
-      uint64_t v;
-      std::memcpy(&v, map + from, sizeof(v));
-      mmvlog::format::StoreBig64(record + to, v);
+    for (bool again = true; again;) {
+      again = false;
+      uint8_t* record = tmpl->data();
+      for (size_t i = 0; i < sets.size() && !again; ++i) {
+        const Set& s = sets[i];
+        const mmvlog::format::ValueSlots& slots = tmpl->sets()[i];
+        for (size_t k = 0; k < s.offsets.size(); ++k) {
+          if (s.string) {
+            const std::string text = StringAt(map, size, s.offsets[k]);
+            if (!tmpl->StoreString(i, k, {reinterpret_cast<const uint8_t*>(text.data()),
+                                          text.size()})) {
+              tmpl = make();  // a string changed its padded size: lay out again
+              again = true;
+              break;
+            }
+            continue;
+          }
+          uint64_t v;
+          std::memcpy(&v, map + s.offsets[k], sizeof(v));
+          mmvlog::format::StoreBig64(record + slots.first + k * slots.stride, v);
+        }
+      }
     }
     tmpl->SetTimestamp({next.tv_sec, static_cast<uint32_t>(next.tv_nsec)});
     const std::span<const uint8_t> bytes = tmpl->record();
     if (::write(out, bytes.data(), bytes.size()) != static_cast<ssize_t>(bytes.size())) {
       return Fail("write");
+    }
+    written += bytes.size();
+    if (write_behind && written - written_back >= kStep) {
+      const int64_t now = MonotonicNanos();
+      const bool fast = static_cast<double>(written - written_back) >=
+                        1e-9 * static_cast<double>(now - step_start) * kMinRate;
+      step_start = now;
+      const uint64_t to = written & ~uint64_t{4095};
+      if (fast) {
+        const off_t from = static_cast<off_t>(written_back), length = static_cast<off_t>(to - written_back);
+        (void)::sync_file_range(out, from, length,
+                                SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+                                    SYNC_FILE_RANGE_WAIT_AFTER);
+        (void)::posix_fadvise(out, from, length, POSIX_FADV_DONTNEED);
+      }
+      written_back = to;
     }
     ++samples;
     next = Add(next, interval);

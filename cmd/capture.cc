@@ -18,6 +18,7 @@
 #include "absl/strings/str_format.h"
 #include "archiver/record/mmv_source.h"
 #include "archiver/record/recorder.h"
+#include "archiver/record/recording.h"
 #include "archiver/record/record_loop.h"
 #include "cmd/cli.h"
 #include "cmd/common.h"
@@ -86,11 +87,14 @@ int RunCapture(CaptureFlags& f, const Invocation& inv) {
   // The first error the recorder logged (a write that failed): what lost
   // samples are put down to in the last words.
   std::string first_error;
-  archiver::Recorder recorder(opts, [&first_error](archiver::LogLevel level,
-                                                   const std::string& line) {
+  // The MMV directory watched, the waits on it: as record records
+  // (archiver/record/recording.h).
+  archiver::Recording recording(opts, [&first_error](archiver::LogLevel level,
+                                                     const std::string& line) {
     if (level == archiver::LogLevel::kError && first_error.empty()) first_error = line;
     LogLine(level, line);
   });
+  archiver::Recorder& recorder = recording.recorder();
   if (absl::Status s = BecomeUser(*setup, recorder); !s.ok()) return Fail(std::string(s.message()));
   InstallStopSignals();
 
@@ -112,13 +116,12 @@ int RunCapture(CaptureFlags& f, const Invocation& inv) {
   int child_status = -1;
   archiver::LoopHooks hooks;
   hooks.now = [] { return absl::Now(); };
-  hooks.wait_until = [&](absl::Time deadline) {
-    // With a command running, wake often enough to notice it exit.
-    if (child > 0 && child_status < 0) {
-      deadline = std::min(deadline, absl::Now() + absl::Milliseconds(20));
-    }
-    (void)SleepUntil(deadline);
-  };
+  // With a command running, wake often enough to notice it exit.
+  recording.SetWaits(
+      &hooks, setup->limits, [](absl::Time deadline) { (void)SleepUntil(deadline); },
+      [&] {
+        return child > 0 && child_status < 0 ? absl::Milliseconds(20) : absl::InfiniteDuration();
+      });
   hooks.poll = [&] {
     if (g_stop.load()) return archiver::LoopEvent::kStop;
     if (g_new_volume.exchange(false)) return archiver::LoopEvent::kNewVolume;

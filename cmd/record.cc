@@ -28,10 +28,10 @@
 #include "archiver/store/archive_naming.h"
 #include "archiver/store/compress.h"
 #include "archiver/store/compressor.h"
-#include "archiver/record/dir_watch.h"
 #include "archiver/store/posix_file.h"
 #include "archiver/record/record_loop.h"
 #include "archiver/record/recorder.h"
+#include "archiver/record/recording.h"
 #include "archiver/store/retention.h"
 #include "cmd/cli.h"
 #include "cmd/common.h"
@@ -255,19 +255,10 @@ int RunRecord(RecordFlags& f, const Invocation& inv) {
   opts.archive_base = base_for(now);
   opts.archive.sync_on_switch = f.sync;
   opts.resume = true;  // recovery runs when recording resumes into the same archive
-  // The MMV directory is watched (inotify) from before its first listing:
-  // the wait between ticks is on the watch, so a tick whose directory did not
-  // change looks at neither it nor its files' names, and an empty directory
-  // is slept on until a file appears.
-  std::optional<archiver::DirWatch> watch;
-  if (!opts.mmv_dir.empty() && opts.files.empty()) {
-    absl::StatusOr<archiver::DirWatch> w = archiver::DirWatch::Open(opts.mmv_dir);
-    if (w.ok()) {
-      watch.emplace(std::move(*w));
-      opts.mmv_dir_changed = [&watch] { return watch->TakeChanged(); };
-    }
-  }
-  archiver::Recorder recorder(opts, LogLine);
+  // The MMV directory watched, the waits on it: as capture records
+  // (archiver/record/recording.h).
+  archiver::Recording recording(opts, LogLine);
+  archiver::Recorder& recorder = recording.recorder();
   std::unique_ptr<archiver::BackgroundCompressor> compressor;
   if (f.compress) {
     compressor = std::make_unique<archiver::BackgroundCompressor>(f.compress_level, LogLine);
@@ -306,7 +297,7 @@ int RunRecord(RecordFlags& f, const Invocation& inv) {
   }
   archiver::LoopHooks hooks;
   hooks.now = [] { return absl::Now(); };
-  hooks.wait_until = [](absl::Time deadline) { (void)SleepUntil(deadline); };
+  recording.SetWaits(&hooks, setup->limits, [](absl::Time deadline) { (void)SleepUntil(deadline); });
   hooks.poll = [&] {
     if (g_stop.load()) return archiver::LoopEvent::kStop;
     if (setup->watch_pid > 0 && ProcessGone(setup->watch_pid)) {
@@ -349,10 +340,6 @@ int RunRecord(RecordFlags& f, const Invocation& inv) {
     housekeeping();
     if (pusher) pusher->Follow(recorder.current_archive());
   };
-  if (watch.has_value()) {
-    hooks.wait_until = [&](absl::Time deadline) { (void)watch->Wait(deadline); };
-    hooks.wait_for_files = [&](absl::Time deadline) { (void)watch->Wait(deadline); };
-  }
   if (retention.max_age != absl::InfiniteDuration() || retention.max_total_bytes > 0) {
     (void)archiver::ApplyRetention(dir, retention, now, opts.archive_base, LogLine);
   }

@@ -25,7 +25,13 @@ std::optional<ResultTemplate> ResultTemplate::FromLayout(int version, Timestamp 
       continue;
     }
     size += kValueSetHeader + kValueSize * s.instances.size();
-    if (!IsInsituType(s.type)) {
+    if (s.type == kTypeString) {
+      if (s.sizes.size() != s.instances.size()) return std::nullopt;
+      for (uint32_t n : s.sizes) {
+        if (n == 0 || kValueBlockHeader + n > kValueBlockMaxLength) return std::nullopt;
+        size += PadTo32Bits(kValueBlockHeader + n);
+      }
+    } else if (!IsInsituType(s.type)) {
       const size_t value = FixedBlockValueSize(s.type);
       if (value == 0) return std::nullopt;
       size += PadTo32Bits(kValueBlockHeader + value) * s.instances.size();
@@ -60,23 +66,26 @@ std::optional<ResultTemplate> ResultTemplate::FromLayout(int version, Timestamp 
     StoreBig32(rec + pos + 8, insitu ? kValInsitu : kValDptr);
     pos += kValueSetHeader;
     slots.count = static_cast<uint32_t>(s.instances.size());
+    const bool strings = s.type == kTypeString;
     if (insitu) {
       slots.first = pos + 4;
       slots.stride = kValueSize;
-    } else {
+    } else if (!strings) {
       const size_t length = kValueBlockHeader + FixedBlockValueSize(s.type);
       slots.first = block_pos + kValueBlockHeader;
       slots.stride = PadTo32Bits(length);
     }
-    for (int32_t inst : s.instances) {
-      StoreBig32(rec + pos, static_cast<uint32_t>(inst));
+    for (size_t k = 0; k < s.instances.size(); ++k) {
+      StoreBig32(rec + pos, static_cast<uint32_t>(s.instances[k]));
       if (!insitu) {
         StoreBig32(rec + pos + 4, static_cast<uint32_t>((block_pos + kDptrPduBias) / 4));
-        const size_t length = kValueBlockHeader + FixedBlockValueSize(s.type);
+        const size_t length =
+            kValueBlockHeader + (strings ? s.sizes[k] : FixedBlockValueSize(s.type));
         StoreBig32(rec + block_pos,
                    (static_cast<uint32_t>(s.type) & 0xff) << 24 | static_cast<uint32_t>(length));
-        std::memset(rec + block_pos + length, kValueBlockPadByte, slots.stride - length);
-        block_pos += slots.stride;
+        std::memset(rec + block_pos + length, kValueBlockPadByte, PadTo32Bits(length) - length);
+        if (strings) slots.blocks.push_back(static_cast<uint32_t>(block_pos));
+        block_pos += PadTo32Bits(length);
       }
       pos += kValueSize;
     }
@@ -89,19 +98,46 @@ std::optional<ResultTemplate> ResultTemplate::FromLayout(int version, Timestamp 
 
 std::optional<ResultTemplate> ResultTemplate::Make(int version, const Result& r) {
   std::vector<std::vector<int32_t>> instances(r.sets.size());
+  std::vector<std::vector<uint32_t>> sizes(r.sets.size());
   std::vector<SetLayout> layout(r.sets.size());
   for (size_t i = 0; i < r.sets.size(); ++i) {
     const ValueSet& s = r.sets[i];
-    for (const ResultValue& v : s.values) instances[i].push_back(v.inst);
-    layout[i] = {s.pmid, s.type, s.error, instances[i]};
+    for (const ResultValue& v : s.values) {
+      instances[i].push_back(v.inst);
+      if (s.type == kTypeString) sizes[i].push_back(static_cast<uint32_t>(v.bytes.size() + 1));
+    }
+    layout[i] = {s.pmid, s.type, s.error, instances[i], sizes[i]};
   }
   std::optional<ResultTemplate> t = FromLayout(version, r.timestamp, layout);
   if (!t.has_value()) return std::nullopt;
   for (size_t i = 0; i < r.sets.size(); ++i) {
     const ValueSlots& slots = t->sets_[i];
-    for (size_t k = 0; k < slots.count; ++k) t->Store(slots, k, r.sets[i].values[k]);
+    for (size_t k = 0; k < slots.count; ++k) {
+      const ResultValue& v = r.sets[i].values[k];
+      if (slots.type == kTypeString) {
+        const bool fits = t->StoreString(
+            i, k, {reinterpret_cast<const uint8_t*>(v.bytes.data()), v.bytes.size()});
+        assert(fits);
+        (void)fits;
+      } else {
+        t->Store(slots, k, v);
+      }
+    }
   }
   return t;
+}
+
+bool ResultTemplate::StoreString(size_t set, size_t k, std::span<const uint8_t> text) {
+  uint8_t* block = bytes_.data() + sets_[set].blocks[k];
+  const size_t length = kValueBlockHeader + text.size() + 1;
+  const size_t was = LoadBig32(block) & 0xffffff;
+  if (PadTo32Bits(length) != PadTo32Bits(was)) return false;
+  StoreBig32(block, (static_cast<uint32_t>(kTypeString) & 0xff) << 24 |
+                        static_cast<uint32_t>(length));
+  std::memcpy(block + kValueBlockHeader, text.data(), text.size());
+  block[length - 1] = 0;
+  std::memset(block + length, kValueBlockPadByte, PadTo32Bits(length) - length);
+  return true;
 }
 
 void ResultTemplate::Store(const ValueSlots& slots, size_t k, const ResultValue& v) {

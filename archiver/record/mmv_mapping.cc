@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <utility>
 
@@ -24,8 +26,6 @@ namespace {
 
 using format::MmvFile;
 using format::MmvType;
-
-constexpr int32_t kPmErrGeneric = -12345;  // PM_ERR_GENERIC
 
 int32_t PcpType(MmvType t) {
   switch (t) {
@@ -369,167 +369,14 @@ absl::StatusOr<MappedFile> MmvMapper::Map(const std::string& name,
                          case MmvType::kU64:
                          case MmvType::kFloat:
                          case MmvType::kDouble:
+                         case MmvType::kString:
+                         case MmvType::kElapsed:
                            return true;
                          default:
-                           return false;  // strings and elapsed times vary per sample
+                           return false;
                        }
                      });
   return out;
-}
-
-size_t MergeSharedSets(format::Result* result, size_t n) {
-  std::vector<format::ValueSet>& sets = result->sets;
-  absl::flat_hash_map<uint32_t, size_t> first;  // pmid -> its first set
-  size_t kept = 0;
-  for (size_t i = 0; i < n; ++i) {
-    auto [it, added] = first.try_emplace(sets[i].pmid, kept);
-    if (added) {
-      if (kept != i) std::swap(sets[kept], sets[i]);
-      ++kept;
-      continue;
-    }
-    format::ValueSet& into = sets[it->second];
-    format::ValueSet& from = sets[i];
-    if (from.error < 0 || from.values.empty()) continue;
-    if (into.error < 0) {  // pmdammv would have found the instance in a later file
-      into.error = 0;
-      into.values.clear();
-    }
-    absl::flat_hash_set<int32_t> have;
-    for (const format::ResultValue& v : into.values) have.insert(v.inst);
-    for (format::ResultValue& v : from.values) {
-      if (have.insert(v.inst).second) into.values.push_back(std::move(v));
-    }
-  }
-  return kept;
-}
-
-void AppendValueSets(const MappedFile& file, std::span<const uint8_t> image,
-                     int64_t now_usec, format::Result* result) {
-  FillValueSets(file, image, now_usec, result, result->sets.size());
-}
-
-std::vector<int32_t> Instances(const MappedFile& file, const MappedMetric& m) {
-  std::vector<int32_t> out;
-  out.reserve(m.values.size());
-  for (uint32_t idx : m.values) {
-    const format::MmvValueEntry& e = file.mmv->values[idx];
-    out.push_back(e.instance_index < 0 ? format::kInNull : e.instance);
-  }
-  return out;
-}
-
-size_t StoreValues(const MappedFile& file, std::span<const uint8_t> image,
-                   format::ResultTemplate* tmpl, size_t at) {
-  assert(file.fixed_layout && image.size() >= file.mmv->size);
-  const uint8_t* in = image.data();
-  uint8_t* rec = tmpl->data();
-  for (const MappedMetric& m : file.metrics) {
-    const format::ValueSlots& slots = tmpl->sets()[at++];
-    assert(slots.count == m.offsets.size());
-    uint8_t* out = rec + slots.first;
-    const size_t stride = slots.stride;
-    // The bytes as they are (a float or double is not converted, so even a
-    // signalling NaN is kept), in the archive's big-endian order.
-    switch (m.mmv_type) {
-      case MmvType::kI32:
-      case MmvType::kU32:
-      case MmvType::kFloat:
-        for (uint32_t off : m.offsets) {
-          format::StoreBig32(out, format::LoadNative<uint32_t>(in + off));
-          out += stride;
-        }
-        break;
-      default:  // kI64, kU64, kDouble
-        for (uint32_t off : m.offsets) {
-          format::StoreBig64(out, format::LoadNative<uint64_t>(in + off));
-          out += stride;
-        }
-        break;
-    }
-  }
-  return at;
-}
-
-size_t FillValueSets(const MappedFile& file, std::span<const uint8_t> image,
-                     int64_t now_usec, format::Result* result, size_t at) {
-  const MmvFile& f = *file.mmv;
-  for (const MappedMetric& m : file.metrics) {
-    // Reuse the set (and its values' capacity) left from the last sample.
-    if (at >= result->sets.size()) result->sets.emplace_back();
-    format::ValueSet& set = result->sets[at++];
-    set.values.clear();
-    set.error = 0;
-    set.pmid = m.desc.pmid;
-    set.type = m.desc.type;
-    set.values.reserve(m.values.size());
-    if (!file.sentinel && m.mmv_type != MmvType::kString && m.mmv_type != MmvType::kElapsed &&
-        image.size() >= f.size) {
-      // The hot path: a fixed-size number straight from the image (entries
-      // were bounds-checked when the file was parsed and the image has the
-      // same size).
-      for (uint32_t idx : m.values) {
-        const format::MmvValueEntry& e = f.values[idx];
-        const uint8_t* p = image.data() + e.offset;
-        format::ResultValue& rv = set.values.emplace_back();
-        rv.inst = e.instance_index < 0 ? format::kInNull : e.instance;
-        switch (m.mmv_type) {
-          case MmvType::kI32: rv.i64 = format::LoadNative<int32_t>(p); break;
-          case MmvType::kU32: rv.u64 = format::LoadNative<uint32_t>(p); break;
-          case MmvType::kI64: rv.i64 = format::LoadNative<int64_t>(p); break;
-          case MmvType::kU64: rv.u64 = format::LoadNative<uint64_t>(p); break;
-          case MmvType::kFloat: rv.f64 = format::LoadNative<float>(p); break;
-          case MmvType::kDouble: rv.f64 = format::LoadNative<double>(p); break;
-          default: break;
-        }
-      }
-      continue;
-    }
-    for (uint32_t idx : m.values) {
-      const format::MmvValueEntry& e = f.values[idx];
-      absl::StatusOr<format::MmvValue> v = format::ReadMmvValue(image, f, e);
-      if (!v.ok()) {
-        set.values.clear();
-        set.error = kPmErrGeneric;
-        break;
-      }
-      format::ResultValue rv;
-      rv.inst = e.instance_index < 0 ? format::kInNull : e.instance;
-      switch (m.mmv_type) {
-        case MmvType::kI32:
-        case MmvType::kI64:
-          if (file.sentinel && v->u64 == ~uint64_t{0}) continue;
-          rv.i64 = v->i64;
-          break;
-        case MmvType::kU32:
-        case MmvType::kU64:
-          if (file.sentinel && format::LoadNative<uint64_t>(image.data() + e.offset) == ~uint64_t{0}) {
-            continue;
-          }
-          rv.u64 = v->u64;
-          break;
-        case MmvType::kFloat:
-        case MmvType::kDouble:
-          // pmdammv compares with NaN (never equal) before 6.3.1; isnan is
-          // what SENTINEL means.
-          if (file.sentinel && std::isnan(v->f64)) continue;
-          rv.f64 = v->f64;
-          break;
-        case MmvType::kString:
-          if (file.sentinel && v->str.empty()) continue;
-          rv.bytes = std::move(v->str);
-          break;
-        case MmvType::kElapsed:
-          if (file.sentinel && v->u64 == ~uint64_t{0}) continue;
-          rv.i64 = v->i64 + (v->extra < 0 ? now_usec + v->extra : 0);
-          break;
-        case MmvType::kNoSupport:
-          continue;
-      }
-      set.values.push_back(std::move(rv));
-    }
-  }
-  return at;
 }
 
 }  // namespace mmvlog::archiver

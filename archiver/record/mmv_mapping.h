@@ -25,6 +25,8 @@
 // Files with a prefix keep getting a cluster of their own (pmdammv would
 // give two PMIDs one number).
 //
+// A mapped file's values, sample by sample: mapped_values.h.
+//
 // Pure: no I/O, no clock.
 #ifndef MMVLOG_ARCHIVER_RECORD_MMV_MAPPING_H_
 #define MMVLOG_ARCHIVER_RECORD_MMV_MAPPING_H_
@@ -39,9 +41,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "format/archive_meta.h"
-#include "format/archive_result.h"
 #include "format/mmv_reader.h"
-#include "format/result_template.h"
 
 namespace mmvlog::archiver {
 
@@ -74,9 +74,11 @@ struct MappedFile {
   // Shares `cluster` with a file mapped before it (both NOPREFIX).
   bool shares_cluster = false;
   bool sentinel = false;  // MMV_FLAG_SENTINEL
-  // Every sample gives the same value sets, instances and value sizes (no
-  // sentinels, strings or elapsed times to work out), so a recorder can
-  // keep the encoded result and only store new values: see StoreValues.
+  // Every sample gives the same value sets and instances (no sentinels,
+  // which leave values out), each value a number, an elapsed time or a
+  // string, so a recorder can keep the encoded result and only store new
+  // values: see StoreValues (a string may outgrow its place: then the
+  // result is encoded afresh).
   bool fixed_layout = false;
   std::vector<MappedMetric> metrics;
   std::vector<format::InDom> indoms;  // full instance lists, no timestamp
@@ -122,39 +124,6 @@ class MmvMapper {
   // PMIDs of shared clusters: the file that defined each first, and how.
   absl::flat_hash_map<uint32_t, std::pair<std::string, format::Desc>> first_of_pmid_;
 };
-
-// Merges the value sets of one PMID that files sharing a cluster gave
-// (sets [0, n) of `result`): the first set keeps its values and takes the
-// instances only later ones have, as pmdammv answers an instance from the
-// first file that has it. Returns the number of sets left.
-size_t MergeSharedSets(format::Result* result, size_t n);
-
-// Appends one value set per metric of `file` to `result`, read from `image`
-// (a snapshot of the same generation). `now_usec` is the wall clock in
-// microseconds, for ELAPSED intervals still running. Values that are
-// sentinels under MMV_FLAG_SENTINEL are left out; a value that cannot be
-// decoded becomes an error set (PM_ERR_GENERIC, as pmdammv).
-void AppendValueSets(const MappedFile& file, std::span<const uint8_t> image,
-                     int64_t now_usec, format::Result* result);
-
-// The same, writing sets at result->sets[at], [at + 1], ... and reusing
-// what is there (its values' memory), growing the vector as needed. Returns
-// the index after the last set written. The recorder calls this every
-// sample, so a steady sample allocates nothing.
-size_t FillValueSets(const MappedFile& file, std::span<const uint8_t> image,
-                     int64_t now_usec, format::Result* result, size_t at);
-
-// The instances of `m`'s values, in order (kInNull for a singular
-// metric): the instances FillValueSets gives it when none is left out.
-std::vector<int32_t> Instances(const MappedFile& file, const MappedMetric& m);
-
-// The fast path of FillValueSets for a file with fixed_layout: stores its
-// values from `image` straight into the record of `tmpl`, whose sets at, at
-// + 1, ... were made from what FillValueSets gave for this same MappedFile.
-// Returns the index after the last set written. REQUIRES:
-// file.fixed_layout and image.size() >= file.mmv->size.
-size_t StoreValues(const MappedFile& file, std::span<const uint8_t> image,
-                   format::ResultTemplate* tmpl, size_t at);
 
 // pmdammv's name rule for the whole metric name.
 bool IsValidPcpName(absl::string_view name);

@@ -1,4 +1,4 @@
-// MmvMapper and AppendValueSets: pmdammv's mapping rules
+// MmvMapper, AppendValueSets and StoreValues: pmdammv's mapping rules
 // (shared/notes/PCP-BEHAVIOUR.md section 1) and the places where mmvlog
 // deliberately does better (section 4): stable clusters and PMIDs, cluster
 // labels for automatic clusters, indom help text, the OPTIONAL label flag,
@@ -7,12 +7,14 @@
 // Every test states the MMV file it needs with BuildMmv and parses it with
 // ParseMmv, as the recorder does.
 #include "archiver/record/mmv_mapping.h"
+#include "archiver/record/mapped_values.h"
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,6 +31,7 @@
 #include "format/mmv_reader.h"
 #include "format/mmv_writer.h"
 #include "format/pm_units.h"
+#include "format/result_template.h"
 #include "tests/testing/status_matchers.h"
 
 namespace mmvlog::archiver {
@@ -965,6 +968,105 @@ TEST(AppendValueSets, AppendsAfterExistingSets) {
   r.sets.emplace_back();
   AppendValueSets(t.mapped, t.built.image.bytes, 0, &r);
   EXPECT_THAT(r.sets, SizeIs(9));
+}
+
+// ---------------------------------------------------------------------------
+// StoreValues: the fast path gives the bytes of the slow one
+
+// The template of `t`'s values as the image has them now (ValueSizes), as
+// the recorder makes it.
+std::optional<format::ResultTemplate> TemplateOf(const AllTypes& t, int version) {
+  std::vector<std::vector<int32_t>> instances;
+  std::vector<std::vector<uint32_t>> sizes;
+  for (const MappedMetric& m : t.mapped.metrics) {
+    instances.push_back(Instances(t.mapped, m));
+    std::optional<std::vector<uint32_t>> s = ValueSizes(t.mapped, m, t.built.image.bytes);
+    if (!s.has_value()) return std::nullopt;
+    sizes.push_back(std::move(*s));
+  }
+  std::vector<format::SetLayout> layout;
+  for (size_t i = 0; i < t.mapped.metrics.size(); ++i) {
+    const format::Desc& d = t.mapped.metrics[i].desc;
+    layout.push_back({d.pmid, d.type, 0, instances[i], sizes[i]});
+  }
+  return format::ResultTemplate::FromLayout(version, {}, layout);
+}
+
+// What AppendValueSets and EncodeResult make of the image now.
+std::vector<uint8_t> Encoded(const AllTypes& t, int version, format::Timestamp when,
+                             int64_t now_usec) {
+  format::Result r;
+  r.timestamp = when;
+  AppendValueSets(t.mapped, t.built.image.bytes, now_usec, &r);
+  std::vector<uint8_t> out;
+  format::EncodeResult(version, r, &out);
+  return out;
+}
+
+TEST(StoreValues, EveryTypeIncludingStringsAndElapsedGivesTheEncodedResultsBytes) {
+  AllTypes t = MapAllTypes(0);
+  ASSERT_TRUE(t.mapped.fixed_layout);
+  format::MmvImage& im = t.built.image;
+  format::SetMmvString(im.bytes, im.slot(7), "state 1");
+  for (int version : {format::kLogVersion2, format::kLogVersion3}) {
+    std::optional<format::ResultTemplate> tmpl = TemplateOf(t, version);
+    ASSERT_TRUE(tmpl.has_value());
+    // Every sample new values; the string changes but keeps its length
+    // ("state N"); the elapsed time runs from sample 2 on.
+    for (int n = 0; n < 8; ++n) {
+      format::SetMmvI32(im.bytes, im.slot(1), -5 * n);
+      format::SetMmvU32(im.bytes, im.slot(2), 4'000'000'000u + n);
+      format::SetMmvI64(im.bytes, im.slot(3), -(int64_t{1} << 40) * n);
+      format::SetMmvU64(im.bytes, im.slot(4), ~uint64_t{0} - n);
+      format::SetMmvFloat(im.bytes, im.slot(5), 1.5f * n);
+      format::SetMmvDouble(im.bytes, im.slot(6), -2.25 * n);
+      format::SetMmvString(im.bytes, im.slot(7), absl::StrCat("state ", n));
+      format::SetMmvElapsed(im.bytes, im.slot(8), 1000 * n, n >= 2 ? -5000 : 0);
+      const format::Timestamp when{1'700'000'000 + n, 0};
+      const int64_t now_usec = 8000 + n;
+      tmpl->SetTimestamp(when);
+      size_t at = 0;
+      ASSERT_TRUE(StoreValues(t.mapped, im.bytes, now_usec, &*tmpl, &at)) << n;
+      EXPECT_EQ(at, 8u);
+      EXPECT_EQ(std::vector<uint8_t>(tmpl->record().begin(), tmpl->record().end()),
+                Encoded(t, version, when, now_usec))
+          << "version " << version << " sample " << n;
+    }
+  }
+}
+
+TEST(StoreValues, AStringThatOutgrowsItsPlaceOrCannotBeReadIsRefused) {
+  AllTypes t = MapAllTypes(0);
+  format::MmvImage& im = t.built.image;
+  format::SetMmvString(im.bytes, im.slot(7), "ok");  // a block of 4 + 3: 8 padded
+  std::optional<format::ResultTemplate> tmpl = TemplateOf(t, format::kLogVersion3);
+  ASSERT_TRUE(tmpl.has_value());
+  size_t at = 0;
+  format::SetMmvString(im.bytes, im.slot(7), "no");
+  EXPECT_TRUE(StoreValues(t.mapped, im.bytes, 0, &*tmpl, &at));
+  at = 0;
+  format::SetMmvString(im.bytes, im.slot(7), "yes");  // 4 + 4: still 8
+  EXPECT_TRUE(StoreValues(t.mapped, im.bytes, 0, &*tmpl, &at));
+  EXPECT_EQ(std::vector<uint8_t>(tmpl->record().begin(), tmpl->record().end()),
+            Encoded(t, format::kLogVersion3, {}, 0));
+  at = 0;
+  format::SetMmvString(im.bytes, im.slot(7), "degraded");  // 4 + 9: 16
+  EXPECT_FALSE(StoreValues(t.mapped, im.bytes, 0, &*tmpl, &at));
+  // A string slot without its NUL: AppendValueSets gives an error set, the
+  // template has no place for one.
+  format::SetMmvString(im.bytes, im.slot(7), "ok");
+  std::memset(im.bytes.data() + im.slot(7).string_offset, 'x', format::kMmvStringSlotSize);
+  at = 0;
+  EXPECT_FALSE(StoreValues(t.mapped, im.bytes, 0, &*tmpl, &at));
+  EXPECT_FALSE(ValueSizes(t.mapped, t.mapped.metrics[6], im.bytes).has_value());
+  format::Result r;
+  AppendValueSets(t.mapped, im.bytes, 0, &r);
+  EXPECT_LT(r.sets[6].error, 0);
+}
+
+TEST(StoreValues, SentinelFilesHaveNoFixedLayout) {
+  EXPECT_TRUE(MapAllTypes(0).mapped.fixed_layout);
+  EXPECT_FALSE(MapAllTypes(format::kMmvFlagSentinel).mapped.fixed_layout);
 }
 
 }  // namespace
