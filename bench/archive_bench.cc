@@ -68,11 +68,11 @@
 #include "absl/strings/str_cat.h"
 #include "archiver/store/archive_writer.h"
 #include "bench/bench_archive.h"
-#include "format/archive_format.h"
-#include "format/archive_result.h"
-#include "format/archive_types.h"
+#include "format/archive/archive_format.h"
+#include "format/archive/archive_result.h"
+#include "format/archive/archive_types.h"
 #include "format/endian.h"
-#include "format/result_template.h"
+#include "format/archive/result_template.h"
 
 namespace mmvlog {
 namespace {

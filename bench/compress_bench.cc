@@ -75,8 +75,8 @@
 #include "archiver/store/posix_file.h"
 #include "archiver/record/recorder.h"
 #include "archiver/store/writable_file.h"
-#include "format/mmv_format.h"
-#include "format/mmv_writer.h"
+#include "format/mmv/mmv_format.h"
+#include "format/mmv/mmv_writer.h"
 
 namespace mmvlog {
 namespace {

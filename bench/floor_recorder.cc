@@ -33,11 +33,11 @@
 #include <string>
 #include <vector>
 
-#include "format/archive_format.h"
+#include "format/archive/archive_format.h"
 #include "format/endian.h"
-#include "format/mmv_format.h"
-#include "format/mmv_reader.h"
-#include "format/result_template.h"
+#include "format/mmv/mmv_format.h"
+#include "format/mmv/mmv_reader.h"
+#include "format/archive/result_template.h"
 
 namespace {
 

@@ -23,8 +23,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "archiver/store/posix_file.h"
-#include "format/mmv_reader.h"
-#include "format/mmv_writer.h"
+#include "format/mmv/mmv_reader.h"
+#include "format/mmv/mmv_writer.h"
 
 namespace {
 

@@ -32,9 +32,9 @@
 #include "absl/strings/str_cat.h"
 #include "archiver/record/mmv_source.h"
 #include "archiver/store/posix_file.h"
-#include "format/mmv_format.h"
-#include "format/mmv_reader.h"
-#include "format/mmv_writer.h"
+#include "format/mmv/mmv_format.h"
+#include "format/mmv/mmv_reader.h"
+#include "format/mmv/mmv_writer.h"
 
 namespace mmvlog {
 namespace {

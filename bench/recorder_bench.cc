@@ -32,9 +32,9 @@
 #include "archiver/record/recorder.h"
 #include "archiver/store/write_behind.h"
 #include "format/endian.h"
-#include "format/logger_config.h"
-#include "format/mmv_reader.h"
-#include "format/mmv_writer.h"
+#include "format/text/logger_config.h"
+#include "format/mmv/mmv_reader.h"
+#include "format/mmv/mmv_writer.h"
 
 namespace mmvlog {
 namespace {

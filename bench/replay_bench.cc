@@ -60,11 +60,11 @@
 #include "archiver/replay/output/csv_output.h"
 #include "archiver/replay/replay.h"
 #include "bench/bench_archive.h"
-#include "format/archive_format.h"
-#include "format/archive_framing.h"
-#include "format/archive_result.h"
-#include "format/archive_types.h"
-#include "format/result_decode.h"
+#include "format/archive/archive_format.h"
+#include "format/archive/archive_framing.h"
+#include "format/archive/archive_result.h"
+#include "format/archive/archive_types.h"
+#include "format/archive/result_decode.h"
 
 namespace mmvlog {
 namespace {

@@ -18,8 +18,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "archiver/store/posix_file.h"
-#include "format/mmv_format.h"
-#include "format/mmv_writer.h"
+#include "format/mmv/mmv_format.h"
+#include "format/mmv/mmv_writer.h"
 
 namespace {
 

@@ -12,8 +12,8 @@
 #include "archiver/store/recovery.h"
 #include "cmd/cli.h"
 #include "cmd/subcommand.h"
-#include "format/archive_format.h"
-#include "format/pm_desc_text.h"
+#include "format/archive/archive_format.h"
+#include "format/archive/pm_desc_text.h"
 
 namespace mmvlog::cmd {
 namespace {

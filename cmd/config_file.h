@@ -7,7 +7,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "format/logger_config.h"
+#include "format/text/logger_config.h"
 
 namespace mmvlog::cmd {
 

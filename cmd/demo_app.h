@@ -1,6 +1,6 @@
 // DemoApp: a built-in simulated application that instruments itself with MMV
 // the way libpcp_mmv users do: it creates <dir>/<name> with our own MMV
-// writer (format/mmv_writer.h), maps it, and updates values in place.
+// writer (format/mmv/mmv_writer.h), maps it, and updates values in place.
 // Used by `mmvlog demo` and by tests that need a live MMV file.
 #ifndef MMVLOG_CMD_DEMO_APP_H_
 #define MMVLOG_CMD_DEMO_APP_H_
@@ -10,7 +10,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "format/mmv_writer.h"
+#include "format/mmv/mmv_writer.h"
 
 namespace mmvlog::cmd {
 

@@ -10,7 +10,7 @@
 #include "cmd/cli.h"
 #include "cmd/subcommand.h"
 #include "format/json.h"
-#include "format/mmv_reader.h"
+#include "format/mmv/mmv_reader.h"
 #include "format/pm_units.h"
 
 namespace mmvlog::cmd {

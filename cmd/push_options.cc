@@ -8,7 +8,7 @@
 #include "archiver/push/credentials.h"
 #include "archiver/push/push_url.h"
 #include "cmd/common.h"
-#include "format/size_spec.h"
+#include "format/text/size_spec.h"
 
 namespace mmvlog::cmd {
 

@@ -38,8 +38,8 @@
 #include "cmd/push_options.h"
 #include "cmd/recording_options.h"
 #include "cmd/subcommand.h"
-#include "format/pcp_interval.h"
-#include "format/size_spec.h"
+#include "format/text/pcp_interval.h"
+#include "format/text/size_spec.h"
 
 namespace mmvlog::cmd {
 namespace {

@@ -13,9 +13,9 @@
 #include "cmd/cli.h"
 #include "cmd/common.h"
 #include "cmd/config_file.h"
-#include "format/pcp_interval.h"
-#include "format/pcp_time.h"
-#include "format/size_spec.h"
+#include "format/text/pcp_interval.h"
+#include "format/text/pcp_time.h"
+#include "format/text/size_spec.h"
 
 namespace mmvlog::cmd {
 

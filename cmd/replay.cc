@@ -31,8 +31,8 @@
 #include "cmd/common.h"
 #include "cmd/subcommand.h"
 #include "cmd/time_zone.h"
-#include "format/pcp_interval.h"
-#include "format/pcp_time.h"
+#include "format/text/pcp_interval.h"
+#include "format/text/pcp_time.h"
 
 namespace mmvlog::cmd {
 namespace {

@@ -8,9 +8,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "archiver/store/archive_reader.h"
-#include "format/archive_format.h"
-#include "format/archive_label.h"
-#include "format/archive_result.h"
+#include "format/archive/archive_format.h"
+#include "format/archive/archive_label.h"
+#include "format/archive/archive_result.h"
 
 namespace mmvlog::archiver {
 namespace {

@@ -40,8 +40,8 @@
 #include "archiver/push/record_tail.h"
 #include "archiver/store/archive_reader.h"
 #include "archiver/store/log.h"
-#include "format/archive_index.h"
-#include "format/archive_types.h"
+#include "format/archive/archive_index.h"
+#include "format/archive/archive_types.h"
 
 namespace mmvlog::archiver {
 

@@ -5,7 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "format/archive_format.h"
+#include "format/archive/archive_format.h"
 #include "format/endian.h"
 
 namespace mmvlog::archiver {

@@ -22,7 +22,7 @@
 #include <optional>
 #include <vector>
 
-#include "format/archive_index.h"
+#include "format/archive/archive_index.h"
 
 namespace mmvlog::archiver {
 

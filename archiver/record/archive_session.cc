@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "archiver/record/prologue.h"
 #include "archiver/store/archive_reader.h"
-#include "format/archive_format.h"
+#include "format/archive/archive_format.h"
 
 namespace mmvlog::archiver {
 

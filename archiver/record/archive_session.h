@@ -42,7 +42,7 @@
 #include "archiver/record/mmv_mapping.h"
 #include "archiver/store/archive_writer.h"
 #include "archiver/store/log.h"
-#include "format/archive_types.h"
+#include "format/archive/archive_types.h"
 
 namespace mmvlog::archiver {
 

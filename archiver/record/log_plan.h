@@ -32,7 +32,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/time/time.h"
-#include "format/logger_config.h"
+#include "format/text/logger_config.h"
 
 namespace mmvlog::archiver {
 

@@ -8,9 +8,9 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "format/archive_format.h"
+#include "format/archive/archive_format.h"
 #include "format/endian.h"
-#include "format/mmv_format.h"
+#include "format/mmv/mmv_format.h"
 
 namespace mmvlog::archiver {
 namespace {

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "archiver/record/mmv_mapping.h"
-#include "format/archive_result.h"
-#include "format/result_template.h"
+#include "format/archive/archive_result.h"
+#include "format/archive/result_template.h"
 
 namespace mmvlog::archiver {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "format/archive_format.h"
+#include "format/archive/archive_format.h"
 
 namespace mmvlog::archiver {
 

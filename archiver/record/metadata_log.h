@@ -29,7 +29,7 @@
 #include "archiver/record/log_plan.h"
 #include "archiver/record/mmv_file_set.h"
 #include "archiver/record/mmv_mapping.h"
-#include "format/archive_types.h"
+#include "format/archive/archive_types.h"
 
 namespace mmvlog::archiver {
 

@@ -7,8 +7,8 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "format/label_merge.h"
-#include "format/mmv_format.h"
+#include "format/archive/label_merge.h"
+#include "format/mmv/mmv_format.h"
 
 namespace mmvlog::archiver {
 namespace {

@@ -38,7 +38,7 @@
 #include "archiver/record/mmv_mapping.h"
 #include "archiver/record/mmv_source.h"
 #include "archiver/store/log.h"
-#include "format/archive_meta.h"
+#include "format/archive/archive_meta.h"
 
 namespace mmvlog::archiver {
 

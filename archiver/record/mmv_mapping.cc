@@ -15,10 +15,10 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "format/archive_format.h"
+#include "format/archive/archive_format.h"
 #include "format/endian.h"
-#include "format/label_json.h"
-#include "format/label_merge.h"
+#include "format/archive/label_json.h"
+#include "format/archive/label_merge.h"
 #include "format/pm_units.h"
 
 namespace mmvlog::archiver {

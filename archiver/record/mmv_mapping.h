@@ -40,8 +40,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
-#include "format/archive_meta.h"
-#include "format/mmv_reader.h"
+#include "format/archive/archive_meta.h"
+#include "format/mmv/mmv_reader.h"
 
 namespace mmvlog::archiver {
 

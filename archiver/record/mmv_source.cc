@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "format/errors.h"
-#include "format/mmv_format.h"
+#include "format/mmv/mmv_format.h"
 
 namespace mmvlog::archiver {
 

@@ -45,7 +45,7 @@
 #include "absl/status/statusor.h"
 #include "archiver/record/guarded_mapping.h"
 #include "archiver/store/posix_file.h"
-#include "format/mmv_reader.h"
+#include "format/mmv/mmv_reader.h"
 
 namespace mmvlog::archiver {
 

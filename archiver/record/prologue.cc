@@ -3,8 +3,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "format/archive_format.h"
-#include "format/archive_types.h"
+#include "format/archive/archive_format.h"
+#include "format/archive/archive_types.h"
 
 namespace mmvlog::archiver {
 

@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "format/archive_meta.h"
-#include "format/archive_result.h"
+#include "format/archive/archive_meta.h"
+#include "format/archive/archive_result.h"
 
 namespace mmvlog::archiver {
 

@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "absl/time/clock.h"
-#include "format/archive_types.h"
+#include "format/archive/archive_types.h"
 
 namespace mmvlog::archiver {
 

@@ -38,9 +38,9 @@
 #include "absl/status/statusor.h"
 #include "archiver/record/archive_session.h"
 #include "archiver/record/mmv_file_set.h"
-#include "format/archive_result.h"
-#include "format/archive_types.h"
-#include "format/result_template.h"
+#include "format/archive/archive_result.h"
+#include "format/archive/archive_types.h"
+#include "format/archive/result_template.h"
 
 namespace mmvlog::archiver {
 

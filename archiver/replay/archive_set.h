@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "format/archive_label.h"
-#include "format/archive_types.h"
+#include "format/archive/archive_label.h"
+#include "format/archive/archive_types.h"
 
 namespace mmvlog::archiver {
 

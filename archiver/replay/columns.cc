@@ -6,8 +6,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "archiver/store/archive_reader.h"
-#include "format/archive_format.h"
-#include "format/pm_desc_text.h"
+#include "format/archive/archive_format.h"
+#include "format/archive/pm_desc_text.h"
 
 namespace mmvlog::archiver {
 namespace {

@@ -24,7 +24,7 @@
 #include "absl/status/statusor.h"
 #include "archiver/replay/archive_set.h"
 #include "archiver/replay/selection.h"
-#include "format/archive_meta.h"
+#include "format/archive/archive_meta.h"
 
 namespace mmvlog::archiver {
 

@@ -1,6 +1,6 @@
 #include "archiver/replay/display_units.h"
 
-#include "format/archive_format.h"
+#include "format/archive/archive_format.h"
 #include "format/pm_units.h"
 
 namespace mmvlog::archiver {

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "format/archive_meta.h"
+#include "format/archive/archive_meta.h"
 
 namespace mmvlog::archiver {
 

@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "archiver/replay/display_units.h"
-#include "format/archive_format.h"
+#include "format/archive/archive_format.h"
 
 namespace mmvlog::archiver {
 namespace {

@@ -18,7 +18,7 @@
 #include "archiver/replay/columns.h"
 #include "archiver/replay/row.h"
 #include "archiver/replay/sample_stream.h"
-#include "format/archive_types.h"
+#include "format/archive/archive_types.h"
 
 namespace mmvlog::archiver {
 

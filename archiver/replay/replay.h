@@ -11,7 +11,7 @@
 // is given to the outputs as soon as it is known, and no output keeps
 // rows. The time window and grid follow pmval(1) and pmrep(1): PCP's time
 // syntax for -S, -T, -O and -A resolved against the first archive's label
-// time and the last archive's last record (format/pcp_time.h), a -t grid
+// time and the last archive's last record (format/text/pcp_time.h), a -t grid
 // from the origin (interpolator.h), pmrep's row rules for CSV and JSON
 // (every grid time a row; -s rows, and with -T the interval spread to fit,
 // as pmrep does) and pmval's for the text table (text_output.h).
@@ -31,7 +31,7 @@
 #include "archiver/replay/output.h"
 #include "archiver/replay/selection.h"
 #include "archiver/store/log.h"
-#include "format/pcp_time.h"
+#include "format/text/pcp_time.h"
 
 namespace mmvlog::archiver {
 

@@ -12,7 +12,7 @@
 
 #include "absl/strings/string_view.h"
 #include "archiver/replay/value.h"
-#include "format/archive_types.h"
+#include "format/archive/archive_types.h"
 
 namespace mmvlog::archiver {
 

@@ -5,8 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
-#include "format/archive_format.h"
-#include "format/result_decode.h"
+#include "format/archive/archive_format.h"
+#include "format/archive/result_decode.h"
 
 namespace mmvlog::archiver {
 

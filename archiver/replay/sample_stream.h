@@ -34,7 +34,7 @@
 #include "archiver/replay/columns.h"
 #include "archiver/replay/value.h"
 #include "archiver/store/archive_reader.h"
-#include "format/archive_result.h"
+#include "format/archive/archive_result.h"
 
 namespace mmvlog::archiver {
 

@@ -8,7 +8,7 @@
 #include <bit>
 #include <cstdint>
 
-#include "format/archive_format.h"
+#include "format/archive/archive_format.h"
 
 namespace mmvlog::archiver {
 

@@ -17,8 +17,8 @@
 #include "archiver/store/posix_file.h"
 #include "archiver/store/prefetch_stream.h"
 #include "archiver/store/read_stream.h"
-#include "format/archive_format.h"
-#include "format/archive_result.h"
+#include "format/archive/archive_format.h"
+#include "format/archive/archive_result.h"
 #include "format/endian.h"
 #include "format/errors.h"
 

@@ -29,11 +29,11 @@
 #include "absl/strings/string_view.h"
 #include "archiver/store/posix_file.h"
 #include "archiver/store/read_stream.h"
-#include "format/archive_framing.h"
-#include "format/archive_index.h"
-#include "format/archive_label.h"
-#include "format/archive_meta.h"
-#include "format/archive_result.h"
+#include "format/archive/archive_framing.h"
+#include "format/archive/archive_index.h"
+#include "format/archive/archive_label.h"
+#include "format/archive/archive_meta.h"
+#include "format/archive/archive_result.h"
 
 namespace mmvlog::archiver {
 

@@ -16,7 +16,7 @@
 #include "archiver/store/recovery.h"
 #include "archiver/store/held_file.h"
 #include "archiver/store/write_behind.h"
-#include "format/archive_format.h"
+#include "format/archive/archive_format.h"
 
 namespace mmvlog::archiver {
 

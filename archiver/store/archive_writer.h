@@ -37,11 +37,11 @@
 #include "absl/status/statusor.h"
 #include "archiver/store/held_file.h"
 #include "archiver/store/writable_file.h"
-#include "format/archive_index.h"
-#include "format/archive_label.h"
-#include "format/archive_meta.h"
-#include "format/archive_result.h"
-#include "format/archive_types.h"
+#include "format/archive/archive_index.h"
+#include "format/archive/archive_label.h"
+#include "format/archive/archive_meta.h"
+#include "format/archive/archive_result.h"
+#include "format/archive/archive_types.h"
 
 namespace mmvlog::archiver {
 

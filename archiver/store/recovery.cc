@@ -15,12 +15,12 @@
 #include "archiver/store/archive_reader.h"
 #include "archiver/store/posix_file.h"
 #include "archiver/store/writable_file.h"
-#include "format/archive_format.h"
-#include "format/archive_framing.h"
-#include "format/archive_index.h"
-#include "format/archive_label.h"
-#include "format/archive_meta.h"
-#include "format/archive_result.h"
+#include "format/archive/archive_format.h"
+#include "format/archive/archive_framing.h"
+#include "format/archive/archive_index.h"
+#include "format/archive/archive_label.h"
+#include "format/archive/archive_meta.h"
+#include "format/archive/archive_result.h"
 #include "format/errors.h"
 
 namespace mmvlog::archiver {

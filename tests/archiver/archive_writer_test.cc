@@ -20,8 +20,8 @@
 #include "archiver/store/file_syscalls.h"
 #include "archiver/store/posix_file.h"
 #include "archiver/store/write_behind.h"
-#include "format/archive_format.h"
-#include "format/archive_index.h"
+#include "format/archive/archive_format.h"
+#include "format/archive/archive_index.h"
 #include "tests/archiver/archive_test_util.h"
 #include "tests/testing/status_matchers.h"
 

@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "archiver/record/group_schedule.h"
-#include "format/logger_config.h"
+#include "format/text/logger_config.h"
 
 namespace mmvlog::archiver {
 namespace {

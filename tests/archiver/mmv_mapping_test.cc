@@ -23,15 +23,15 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
-#include "format/archive_format.h"
-#include "format/archive_meta.h"
-#include "format/archive_result.h"
+#include "format/archive/archive_format.h"
+#include "format/archive/archive_meta.h"
+#include "format/archive/archive_result.h"
 #include "format/endian.h"
-#include "format/mmv_format.h"
-#include "format/mmv_reader.h"
-#include "format/mmv_writer.h"
+#include "format/mmv/mmv_format.h"
+#include "format/mmv/mmv_reader.h"
+#include "format/mmv/mmv_writer.h"
 #include "format/pm_units.h"
-#include "format/result_template.h"
+#include "format/archive/result_template.h"
 #include "tests/testing/status_matchers.h"
 
 namespace mmvlog::archiver {

@@ -37,9 +37,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "archiver/store/posix_file.h"
-#include "format/mmv_format.h"
-#include "format/mmv_reader.h"
-#include "format/mmv_writer.h"
+#include "format/mmv/mmv_format.h"
+#include "format/mmv/mmv_reader.h"
+#include "format/mmv/mmv_writer.h"
 #include "tests/testing/status_matchers.h"
 
 namespace mmvlog::archiver {

@@ -19,8 +19,8 @@
 #include "absl/time/time.h"
 #include "archiver/record/recorder.h"
 #include "archiver/record/schedule.h"
-#include "format/archive_types.h"
-#include "format/mmv_format.h"
+#include "format/archive/archive_types.h"
+#include "format/mmv/mmv_format.h"
 #include "tests/archiver/recorder_test_util.h"
 #include "tests/testing/status_matchers.h"
 

@@ -25,9 +25,9 @@
 #include "absl/time/time.h"
 #include "archiver/record/recorder.h"
 #include "archiver/store/posix_file.h"
-#include "format/archive_format.h"
-#include "format/mmv_format.h"
-#include "format/mmv_writer.h"
+#include "format/archive/archive_format.h"
+#include "format/mmv/mmv_format.h"
+#include "format/mmv/mmv_writer.h"
 #include "tests/archiver/recorder_test_util.h"
 #include "tests/testing/status_matchers.h"
 

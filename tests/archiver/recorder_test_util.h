@@ -27,12 +27,12 @@
 #include "archiver/store/archive_reader.h"
 #include "archiver/store/posix_file.h"
 #include "archiver/record/recorder.h"
-#include "format/archive_format.h"
-#include "format/archive_framing.h"
-#include "format/archive_meta.h"
-#include "format/archive_result.h"
-#include "format/mmv_format.h"
-#include "format/mmv_writer.h"
+#include "format/archive/archive_format.h"
+#include "format/archive/archive_framing.h"
+#include "format/archive/archive_meta.h"
+#include "format/archive/archive_result.h"
+#include "format/mmv/mmv_format.h"
+#include "format/mmv/mmv_writer.h"
 #include "tests/testing/status_matchers.h"
 
 namespace mmvlog::testing {

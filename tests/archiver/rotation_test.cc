@@ -33,8 +33,8 @@
 #include "archiver/store/posix_file.h"
 #include "archiver/record/recorder.h"
 #include "archiver/store/retention.h"
-#include "format/mmv_format.h"
-#include "format/mmv_writer.h"
+#include "format/mmv/mmv_format.h"
+#include "format/mmv/mmv_writer.h"
 #include "tests/archiver/recorder_test_util.h"
 #include "tests/testing/status_matchers.h"
 

@@ -29,7 +29,7 @@
 #include "archiver/store/file_syscalls.h"
 #include "archiver/record/record_loop.h"
 #include "archiver/record/recorder.h"
-#include "format/mmv_format.h"
+#include "format/mmv/mmv_format.h"
 #include "tests/archiver/recorder_test_util.h"
 #include "tests/testing/status_matchers.h"
 

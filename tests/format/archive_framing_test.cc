@@ -1,6 +1,6 @@
-// Tests of //format:archive_framing: golden framing bytes, scanning, and the
+// Tests of //format/archive:archive_framing: golden framing bytes, scanning, and the
 // torn-tail (OutOfRange) vs damage (DataLoss) distinction.
-#include "format/archive_framing.h"
+#include "format/archive/archive_framing.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -13,7 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "format/archive_format.h"
+#include "format/archive/archive_format.h"
 #include "tests/format/archive_test_util.h"
 #include "tests/testing/status_matchers.h"
 

@@ -1,6 +1,6 @@
-// Tests of //format:archive_index: golden bytes for both versions, round
+// Tests of //format/archive:archive_index: golden bytes for both versions, round
 // trips, the v2 offset limit, and decoding errors.
-#include "format/archive_index.h"
+#include "format/archive/archive_index.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "format/archive_format.h"
+#include "format/archive/archive_format.h"
 #include "tests/format/archive_test_util.h"
 #include "tests/testing/status_matchers.h"
 

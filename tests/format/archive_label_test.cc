@@ -1,6 +1,6 @@
-// Tests of //format:archive_label: golden bytes for both versions, round
+// Tests of //format/archive:archive_label: golden bytes for both versions, round
 // trips, encoder validation, and decoding errors by byte surgery.
-#include "format/archive_label.h"
+#include "format/archive/archive_label.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -12,8 +12,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "format/archive_format.h"
-#include "format/archive_framing.h"
+#include "format/archive/archive_format.h"
+#include "format/archive/archive_framing.h"
 #include "tests/format/archive_test_util.h"
 #include "tests/testing/status_matchers.h"
 

@@ -6,7 +6,7 @@
 // sets from JSON are tests/format/label_json_test.cc.
 // tests/pcp/archive_meta_oracle_test.cc checks the same code against archives
 // that real PCP writes and reads.
-#include "format/archive_meta.h"
+#include "format/archive/archive_meta.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -20,7 +20,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "format/archive_format.h"
+#include "format/archive/archive_format.h"
 #include "tests/testing/status_matchers.h"
 
 namespace mmvlog::format {

@@ -1,9 +1,9 @@
-// Tests of //format:archive_result: golden bytes (laid out as PCP 6.0.3
+// Tests of //format/archive:archive_result: golden bytes (laid out as PCP 6.0.3
 // writes them, see archive_format.h), round trips for every value type in
 // both versions, a seeded random sweep, decoding errors by byte surgery, and
 // DecodeResultInto reusing one DecodedResult across records of every shape,
 // truncation and single-byte corruption.
-#include "format/archive_result.h"
+#include "format/archive/archive_result.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -24,8 +24,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
-#include "format/archive_format.h"
-#include "format/archive_framing.h"
+#include "format/archive/archive_format.h"
+#include "format/archive/archive_framing.h"
 #include "format/endian.h"
 #include "tests/format/archive_test_util.h"
 #include "tests/testing/status_matchers.h"

@@ -1,7 +1,7 @@
 // Event arrays (PM_TYPE_EVENT, PM_TYPE_HIGHRES_EVENT) and aggregates: golden
 // bytes as pmlogger 6.0.3 wrote them with PCP's sample PMDA, round trips, and
 // the text pmdumplog -a prints (its output for those archives).
-#include "format/event_record.h"
+#include "format/archive/event_record.h"
 
 #include <cstdint>
 #include <string>
@@ -9,7 +9,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
-#include "format/archive_format.h"
+#include "format/archive/archive_format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/status_matchers.h"

@@ -2,7 +2,7 @@
 // them (tests/pcp/archive_meta_oracle_test.cc checks these against libpcp's
 // own __pmAddLabels): sorting, compaction, entry offsets, name rules,
 // malformed JSON, compound labels and libpcp's limits; merging objects.
-#include "format/label_json.h"
+#include "format/archive/label_json.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "format/archive_format.h"
+#include "format/archive/archive_format.h"
 #include "tests/testing/status_matchers.h"
 
 namespace mmvlog::format {

@@ -1,8 +1,8 @@
-// Tests of //format:label_merge: an identifier's label set from several
+// Tests of //format/archive:label_merge: an identifier's label set from several
 // payloads, as pmdammv's __pmAddLabels calls build it. The expected sets
 // were printed by PCP 7.2's libpcp for the same payloads
 // (tests/pcp:label_json_oracle_test compares the two over many more).
-#include "format/label_merge.h"
+#include "format/archive/label_merge.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -12,8 +12,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "format/archive_format.h"
-#include "format/label_json.h"
+#include "format/archive/archive_format.h"
+#include "format/archive/label_json.h"
 #include "tests/testing/status_matchers.h"
 
 namespace mmvlog::format {

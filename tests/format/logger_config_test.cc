@@ -1,6 +1,6 @@
 // format/logger_config: pmlogger's configuration grammar, as tables of good
 // and broken configurations.
-#include "format/logger_config.h"
+#include "format/text/logger_config.h"
 
 #include <map>
 #include <string>

@@ -1,8 +1,8 @@
-// Tests of //format:mmv_reader: round trips through BuildMmv (versions 1, 2
+// Tests of //format/mmv:mmv_reader: round trips through BuildMmv (versions 1, 2
 // and 3, every type, indoms, help texts, flags and labels), one crafted file
-// per validation rule M1..M30 (see format/mmv_reader.h), and sweeps over
+// per validation rule M1..M30 (see format/mmv/mmv_reader.h), and sweeps over
 // every truncation and over seeded single-byte corruptions.
-#include "format/mmv_reader.h"
+#include "format/mmv/mmv_reader.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -25,8 +25,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "format/endian.h"
-#include "format/mmv_format.h"
-#include "format/mmv_writer.h"
+#include "format/mmv/mmv_format.h"
+#include "format/mmv/mmv_writer.h"
 #include "tests/testing/status_matchers.h"
 
 namespace mmvlog::format {

@@ -1,5 +1,5 @@
 // format/pcp_interval: PCP's interval syntax (pmParseInterval(3)), as a table.
-#include "format/pcp_interval.h"
+#include "format/text/pcp_interval.h"
 
 #include <string>
 

@@ -1,7 +1,7 @@
 // format/pcp_time: PCP's time window syntax (PCPIntro(1), pmParseTimeWindow(3)),
 // as tables over the man page's own example: an archive that starts at
 // Mon Mar 4 13:07:47 1996 (US Eastern time) and ends two days later.
-#include "format/pcp_time.h"
+#include "format/text/pcp_time.h"
 
 #include <string>
 

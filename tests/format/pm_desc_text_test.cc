@@ -2,14 +2,14 @@
 // libpcp 6.0.3 (pmPrintDesc, pmTypeStr, pmSemStr, pmUnitsStr, pmIDStr,
 // pmInDomStr); tests/pcp/pm_desc_text_oracle_test.cc compares against
 // libpcp itself over whole ranges.
-#include "format/pm_desc_text.h"
+#include "format/archive/pm_desc_text.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
-#include "format/archive_format.h"
+#include "format/archive/archive_format.h"
 #include "format/pm_units.h"
 #include "tests/testing/status_matchers.h"
 

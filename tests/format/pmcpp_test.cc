@@ -1,5 +1,5 @@
 // format/pmcpp: pmcpp -rs preprocessing, good and broken input as tables.
-#include "format/pmcpp.h"
+#include "format/text/pmcpp.h"
 
 #include <map>
 #include <string>

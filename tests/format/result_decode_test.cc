@@ -1,8 +1,8 @@
-// Tests of //format:result_decode: FixedValueFromDecoded must agree with
+// Tests of //format/archive:result_decode: FixedValueFromDecoded must agree with
 // ValueFromDecoded for every format, block type and size. (DecodeResultInto
-// is tested with the rest of //format:archive_result, in
+// is tested with the rest of //format/archive:archive_result, in
 // archive_result_test.cc.)
-#include "format/result_decode.h"
+#include "format/archive/result_decode.h"
 
 #include <gtest/gtest.h>
 
@@ -14,8 +14,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "format/archive_format.h"
-#include "format/archive_result.h"
+#include "format/archive/archive_format.h"
+#include "format/archive/archive_result.h"
 
 namespace mmvlog::format {
 namespace {

@@ -1,8 +1,8 @@
-// Tests of //format:result_template: a template with new values and a new
+// Tests of //format/archive:result_template: a template with new values and a new
 // timestamp stored through its slots must be byte for byte what
 // EncodeResult makes of the same result, for every fixed-size type and
 // strings, both versions, error and empty sets, and random layouts.
-#include "format/result_template.h"
+#include "format/archive/result_template.h"
 
 #include <gtest/gtest.h>
 
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "format/archive_format.h"
-#include "format/archive_result.h"
+#include "format/archive/archive_format.h"
+#include "format/archive/archive_result.h"
 #include "format/endian.h"
 
 namespace mmvlog::format {

@@ -1,5 +1,5 @@
 // format/size_spec: pmlogger's -s/-v sizes and plain byte sizes, as tables.
-#include "format/size_spec.h"
+#include "format/text/size_spec.h"
 
 #include <string>
 

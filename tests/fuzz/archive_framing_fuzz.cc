@@ -5,7 +5,7 @@
 #include <optional>
 #include <span>
 
-#include "format/archive_framing.h"
+#include "format/archive/archive_framing.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   mmvlog::format::RecordScanner scanner(std::span<const uint8_t>(data, size), 0);

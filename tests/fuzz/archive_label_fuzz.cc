@@ -5,7 +5,7 @@
 #include <span>
 #include <vector>
 
-#include "format/archive_label.h"
+#include "format/archive/archive_label.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   absl::StatusOr<mmvlog::format::LogLabel> label =

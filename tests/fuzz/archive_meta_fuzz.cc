@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <span>
 
-#include "format/archive_meta.h"
+#include "format/archive/archive_meta.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

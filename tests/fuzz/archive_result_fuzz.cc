@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <span>
 
-#include "format/archive_result.h"
+#include "format/archive/archive_result.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -8,7 +8,7 @@
 #include <span>
 #include <vector>
 
-#include "format/event_record.h"
+#include "format/archive/event_record.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

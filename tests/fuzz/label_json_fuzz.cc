@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "absl/strings/str_split.h"
-#include "format/archive_format.h"
-#include "format/archive_meta.h"
+#include "format/archive/archive_format.h"
+#include "format/archive/archive_meta.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace mmvlog::format;

@@ -13,8 +13,8 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "archiver/record/log_plan.h"
-#include "format/logger_config.h"
-#include "format/pmcpp.h"
+#include "format/text/logger_config.h"
+#include "format/text/pmcpp.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const absl::string_view text(reinterpret_cast<const char*>(data), size);

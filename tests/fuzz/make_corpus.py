@@ -86,7 +86,7 @@ def main():
 
 def event_arrays():
     """Event array values in the layouts pmlogger writes (see
-    format/archive_format.h): a selector byte (odd: high resolution), then
+    format/archive/archive_format.h): a selector byte (odd: high resolution), then
     nrecords and the records."""
     def param(pmid, vtype, value):
         pad = b"\0" * (-len(value) % 4)

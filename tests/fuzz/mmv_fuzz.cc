@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <span>
 
-#include "format/mmv_reader.h"
+#include "format/mmv/mmv_reader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::span<const uint8_t> bytes(data, size);

@@ -32,7 +32,7 @@ mkdir -p "$OUT/lib"
 # format/ once, instrumented for coverage and the sanitizers (it is pure:
 # nothing else is needed but Abseil).
 objs=()
-for src in format/*.cc; do
+for src in $(find format -name "*.cc" | sort); do
   obj="$OUT/lib/$(basename "$src" .cc).o"
   "$CXX" "${FLAGS[@]}" -fsanitize=fuzzer-no-link,address,undefined -c "$src" -o "$obj" ||
     { echo "run_fuzzers: cannot compile $src" >&2; exit 1; }

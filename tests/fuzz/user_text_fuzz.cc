@@ -8,9 +8,9 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "format/pcp_interval.h"
-#include "format/pcp_time.h"
-#include "format/size_spec.h"
+#include "format/text/pcp_interval.h"
+#include "format/text/pcp_time.h"
+#include "format/text/size_spec.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const absl::string_view text(reinterpret_cast<const char*>(data), size);

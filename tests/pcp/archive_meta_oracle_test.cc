@@ -26,9 +26,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "format/archive_format.h"
-#include "format/archive_framing.h"
-#include "format/archive_meta.h"
+#include "format/archive/archive_format.h"
+#include "format/archive/archive_framing.h"
+#include "format/archive/archive_meta.h"
 #include "tests/testing/status_matchers.h"
 
 extern "C" int __pmAddLabels(pmLabelSet**, const char*, int);

@@ -19,8 +19,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "archiver/store/archive_reader.h"
-#include "format/archive_format.h"
-#include "format/archive_result.h"
+#include "format/archive/archive_format.h"
+#include "format/archive/archive_result.h"
 #include "format/json.h"
 #include "format/pm_units.h"
 

@@ -15,7 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "archiver/store/archive_writer.h"
-#include "format/archive_format.h"
+#include "format/archive/archive_format.h"
 #include "format/json.h"
 #include "format/pm_units.h"
 

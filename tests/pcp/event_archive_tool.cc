@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "archiver/store/archive_writer.h"
-#include "format/archive_format.h"
-#include "format/event_record.h"
+#include "format/archive/archive_format.h"
+#include "format/archive/event_record.h"
 
 using namespace mmvlog;  // NOLINT: a test program
 

@@ -13,9 +13,9 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_split.h"
-#include "format/archive_format.h"
-#include "format/label_json.h"
-#include "format/label_merge.h"
+#include "format/archive/archive_format.h"
+#include "format/archive/label_json.h"
+#include "format/archive/label_merge.h"
 
 int main() {
   using mmvlog::format::LabelSet;

@@ -11,8 +11,8 @@
 #include <random>
 #include <string>
 
-#include "format/archive_format.h"
-#include "format/pm_desc_text.h"
+#include "format/archive/archive_format.h"
+#include "format/archive/pm_desc_text.h"
 #include "format/pm_units.h"
 #include "tests/testing/status_matchers.h"
 

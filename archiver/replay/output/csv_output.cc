@@ -10,7 +10,7 @@
 #include "archiver/replay/output/decoded_value.h"
 #include "archiver/replay/display_units.h"
 #include "archiver/replay/output/number_text.h"
-#include "format/archive_format.h"
+#include "format/archive/archive_format.h"
 #include "format/json.h"
 
 namespace mmvlog::archiver {

@@ -4,11 +4,11 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "format/archive_format.h"
-#include "format/archive_types.h"
-#include "format/event_record.h"
+#include "format/archive/archive_format.h"
+#include "format/archive/archive_types.h"
+#include "format/archive/event_record.h"
 #include "format/json.h"
-#include "format/pm_desc_text.h"
+#include "format/archive/pm_desc_text.h"
 
 namespace mmvlog::archiver {
 

@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "archiver/replay/output/decoded_value.h"
 #include "format/json.h"
-#include "format/pm_desc_text.h"
+#include "format/archive/pm_desc_text.h"
 
 namespace mmvlog::archiver {
 

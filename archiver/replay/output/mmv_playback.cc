@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "archiver/store/posix_file.h"
-#include "format/archive_format.h"
+#include "format/archive/archive_format.h"
 
 namespace mmvlog::archiver {
 namespace {

@@ -18,7 +18,7 @@
 #include "absl/time/time.h"
 #include "archiver/replay/output.h"
 #include "archiver/store/log.h"
-#include "format/mmv_writer.h"
+#include "format/mmv/mmv_writer.h"
 
 namespace mmvlog::archiver {
 

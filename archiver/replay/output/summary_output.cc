@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "format/pm_desc_text.h"
+#include "format/archive/pm_desc_text.h"
 #include "format/pm_units.h"
 
 namespace mmvlog::archiver {

@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "format/archive_format.h"
+#include "format/archive/archive_format.h"
 #include "format/pm_units.h"
 
 namespace mmvlog::archiver {

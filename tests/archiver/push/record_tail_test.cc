@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "format/archive_framing.h"
+#include "format/archive/archive_framing.h"
 #include "tests/testing/status_matchers.h"
 
 namespace mmvlog::archiver {

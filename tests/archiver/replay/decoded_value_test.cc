@@ -13,8 +13,8 @@
 #include <gtest/gtest.h>
 
 #include "absl/time/time.h"
-#include "format/archive_format.h"
-#include "format/event_record.h"
+#include "format/archive/archive_format.h"
+#include "format/archive/event_record.h"
 
 namespace mmvlog::archiver {
 namespace {

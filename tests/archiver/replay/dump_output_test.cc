@@ -12,8 +12,8 @@
 #include <gtest/gtest.h>
 
 #include "archiver/replay/selection.h"
-#include "format/archive_format.h"
-#include "format/event_record.h"
+#include "format/archive/archive_format.h"
+#include "format/archive/event_record.h"
 #include "tests/archiver/replay/replay_test_util.h"
 
 namespace mmvlog::archiver {

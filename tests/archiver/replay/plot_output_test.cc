@@ -24,7 +24,7 @@
 #include "absl/strings/str_split.h"
 #include "archiver/replay/plot/plot_html.h"
 #include "archiver/replay/plot/plot_svg.h"
-#include "format/archive_format.h"
+#include "format/archive/archive_format.h"
 #include "tests/archiver/replay/replay_test_util.h"
 
 namespace mmvlog::archiver {

@@ -13,7 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "archiver/replay/selection.h"
-#include "format/archive_format.h"
+#include "format/archive/archive_format.h"
 #include "tests/archiver/replay/replay_test_util.h"
 
 namespace mmvlog::archiver {

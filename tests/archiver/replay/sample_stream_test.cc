@@ -20,7 +20,7 @@
 #include "archiver/replay/selection.h"
 #include "archiver/store/archive_reader.h"
 #include "archiver/store/archive_writer.h"
-#include "format/archive_format.h"
+#include "format/archive/archive_format.h"
 #include "tests/archiver/replay/replay_test_util.h"
 
 namespace mmvlog::archiver {

@@ -17,7 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "archiver/replay/selection.h"
-#include "format/archive_format.h"
+#include "format/archive/archive_format.h"
 #include "tests/archiver/replay/replay_test_util.h"
 
 namespace mmvlog::archiver {

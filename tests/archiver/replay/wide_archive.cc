@@ -14,9 +14,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "archiver/store/archive_writer.h"
-#include "format/archive_format.h"
-#include "format/archive_meta.h"
-#include "format/archive_result.h"
+#include "format/archive/archive_format.h"
+#include "format/archive/archive_meta.h"
+#include "format/archive/archive_result.h"
 #include "format/pm_units.h"
 
 namespace {
