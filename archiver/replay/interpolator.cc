@@ -98,6 +98,7 @@ Interpolator::Interpolator(const ColumnSet& columns, format::Timestamp base, con
 
 void Interpolator::Add(const Sample& s) {
   const int64_t ns = Ns(format::ToAbslTime(s.time));
+  const double rel = Rel(ns);
   last_record_ns_ = ns;
   if (s.mark) {
     if (ns <= ahead_mark_until_) return;  // seen ahead
@@ -110,9 +111,10 @@ void Interpolator::Add(const Sample& s) {
     History& h = hist_[v.column];
     Event e;
     e.ns = ns;
+    e.t = rel;
     e.kind = v.kind;
     e.bits = v.bits;
-    if (v.kind == kString) e.text = s.strings[v.bits];
+    if (v.kind == kString) e.text = std::make_unique<std::string>(s.strings[v.bits]);
     h.events.push_back(std::move(e));
     h.last_ns = ns;
     no_more_until_[v.column] = INT64_MIN;
@@ -150,9 +152,10 @@ bool Interpolator::AddAhead(const Sample& s) {
     if (!Waiting(c, g)) continue;
     Event e;
     e.ns = ns;
+    e.t = Rel(ns);
     e.kind = v.kind;
     e.bits = v.bits;
-    if (v.kind == kString) e.text = s.strings[v.bits];
+    if (v.kind == kString) e.text = std::make_unique<std::string>(s.strings[v.bits]);
     hist_[c].events.push_back(std::move(e));
     hist_[c].last_ns = ns;
     ahead_until_[c] = ns;
@@ -238,17 +241,16 @@ void Interpolator::Fill(int64_t g) {
   std::fill(metric_has_.begin(), metric_has_.end(), 0);
   for (size_t c = 0; c < hist_.size(); ++c) {
     History& h = hist_[c];
-    std::deque<Event>& ev = h.events;
-    while (ev.size() > 1 && ev[1].ns <= g) {
-      ev.pop_front();
+    while (h.size() > 1 && h[1].ns <= g) {
+      h.PopFront();
       --kept_;
     }
-    const Event* p = !ev.empty() && ev[0].ns <= g ? &ev[0] : nullptr;
+    const Event* p = h.size() > 0 && h[0].ns <= g ? &h[0] : nullptr;
     const Event* n = nullptr;
     if (p != nullptr && p->ns == g) {
       n = p;
-    } else if (p != nullptr ? ev.size() > 1 : !ev.empty()) {
-      n = p != nullptr ? &ev[1] : &ev[0];
+    } else if (p != nullptr ? h.size() > 1 : h.size() > 0) {
+      n = p != nullptr ? &h[1] : &h[0];
     }
     // A <mark> bounds like a sample; on a tie the mark wins (no value).
     if (p == nullptr || (have_pmark && pmark >= p->ns)) continue;
@@ -258,7 +260,7 @@ void Interpolator::Fill(int64_t g) {
     const Event* use = p;
     if (d.sem == format::kSemDiscrete) {
       // Strings, aggregates and events are always P's (interp.c copies v_prior).
-      if (p->kind != kString && p->ns != g && n_value && t > (Rel(p->ns) + Rel(n->ns)) / 2) use = n;
+      if (p->kind != kString && p->ns != g && n_value && t > (p->t + n->t) / 2) use = n;
     } else {
       if (!n_value) continue;
       if (d.sem == format::kSemCounter) {
@@ -273,17 +275,17 @@ void Interpolator::Fill(int64_t g) {
         use = n;
       } else if (d.sem == format::kSemCounter) {
         row_.kinds[c] = p->kind;
-        row_.bits[c] = CounterBetween(d.type, p->bits, n->bits, t, Rel(p->ns), Rel(n->ns));
+        row_.bits[c] = CounterBetween(d.type, p->bits, n->bits, t, p->t, n->t);
         metric_has_[col.metric] = 1;
         continue;
-      } else if (t > (Rel(p->ns) + Rel(n->ns)) / 2) {
+      } else if (t > (p->t + n->t) / 2) {
         use = n;
       }
     }
     row_.kinds[c] = use->kind;
     if (use->kind == kString) {
       row_.bits[c] = row_.strings.size();
-      row_.strings.push_back(use->text);
+      row_.strings.push_back(*use->text);
     } else {
       row_.bits[c] = use->bits;
     }
