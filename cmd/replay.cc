@@ -31,6 +31,7 @@
 #include "cmd/common.h"
 #include "cmd/subcommand.h"
 #include "cmd/time_zone.h"
+#include "format/archive/archive_format.h"
 #include "format/text/pcp_interval.h"
 #include "format/text/pcp_time.h"
 
@@ -225,20 +226,35 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
   selection.instances = f.instances;
   absl::StatusOr<archiver::Replay> replay = archiver::Replay::Open(archives, selection);
   if (!replay.ok()) return Fail(replay.status().message());
+  if (!metrics.empty() && replay->columns().metrics().empty()) {
+    return Fail(absl::StrCat("no metric matches ", absl::StrJoin(metrics, ", "),
+                             "; 'mmvlog replay -a ARCHIVE' lists them"));
+  }
+  if (const std::vector<std::string>& unmatched = replay->columns().unmatched_instances();
+      !unmatched.empty()) {
+    // pmrep shows the instances that exist and ignores the others; pmval
+    // (the text table alone) refuses an instance its metric does not have,
+    // and ignores -i for a metric without instances.
+    const std::string what = absl::StrCat("-i: no instance ", absl::StrJoin(unmatched, ", "),
+                                          " in the chosen metrics");
+    bool instances = false;
+    for (const archiver::ReplayMetric& m : replay->columns().metrics()) {
+      instances |= m.desc.indom != format::kIndomNull;
+    }
+    if (replay->columns().size() == 0 || (text && !csv && !json && instances)) return Fail(what);
+    std::fprintf(stderr, "mmvlog replay: warning: %s (ignored)\n", what.c_str());
+  }
   if (!metrics.empty() && replay->columns().size() == 0) {
     return Fail(absl::StrCat("no metric matches ", absl::StrJoin(metrics, ", "),
                              "; 'mmvlog replay -a ARCHIVE' lists them"));
   }
-  if (!replay->columns().unmatched_instances().empty()) {
-    return Fail(absl::StrCat("-i: no instance ",
-                             absl::StrJoin(replay->columns().unmatched_instances(), ", "),
-                             " in the chosen metrics"));
-  }
   if (f.hostzone) {
-    // The zone of the first archive's label: its zoneinfo, else its TZ.
+    // The zone of the first archive's label: its timezone (the recorder's
+    // $TZ), as libpcp's pmNewContextZone takes it; the v3 zoneinfo (the
+    // host's /etc/localtime) only when the timezone cannot be read.
     const format::LogLabel& label = replay->archives().archives().front().label;
-    absl::StatusOr<absl::TimeZone> zone =
-        LoadPcpTimeZone(label.zoneinfo.empty() ? label.timezone : label.zoneinfo);
+    absl::StatusOr<absl::TimeZone> zone = LoadPcpTimeZone(label.timezone);
+    if (!zone.ok() && !label.zoneinfo.empty()) zone = LoadPcpTimeZone(label.zoneinfo);
     if (!zone.ok()) return Fail(absl::StrCat("-z: ", zone.status().message()));
     plan.zone = *zone;
   }

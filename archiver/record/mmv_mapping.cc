@@ -27,6 +27,11 @@ namespace {
 using format::MmvFile;
 using format::MmvType;
 
+bool KnownSemantics(int32_t sem) {
+  return sem == format::kMmvSemUnset || sem == format::kMmvSemCounter ||
+         sem == format::kMmvSemInstant || sem == format::kMmvSemDiscrete;
+}
+
 int32_t PcpType(MmvType t) {
   switch (t) {
     case MmvType::kI32: return format::kType32;
@@ -192,6 +197,15 @@ absl::StatusOr<MappedFile> MmvMapper::Map(const std::string& name,
       const std::string full = prefix + m.name;
       if (m.type == MmvType::kNoSupport) {
         out.warnings.push_back(absl::StrCat(full, ": type NOSUPPORT, not exported"));
+        continue;
+      }
+      if (m.type != MmvType::kElapsed && !KnownSemantics(m.semantics)) {
+        // pmdammv would export it with that number as its semantics, which no
+        // PCP tool can interpret (pminfo: "???"): this metric is left out,
+        // not the file.
+        out.warnings.push_back(absl::StrCat("offset ", m.offset, ": ", full,
+                                            ": unknown semantics ", m.semantics,
+                                            ", not exported"));
         continue;
       }
       if (m.duplicate_item) {

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <memory>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "archiver/store/archive_reader.h"
 #include "format/archive/archive_format.h"
 #include "format/archive/pm_desc_text.h"
+#include "format/pm_units.h"
 
 namespace mmvlog::archiver {
 namespace {
@@ -20,15 +22,57 @@ bool IsEventType(int32_t type) {
   return type == format::kTypeEvent || type == format::kTypeHighresEvent;
 }
 
+// libpcp's __pmLogAddDesc (logmeta.c): a PMID described again, in this
+// archive or another read with it, must keep its type, semantics, instance
+// domain and units, or the archives are refused (pmval, pmrep: exit 1).
+absl::Status CheckSameDesc(const format::Desc& was, const std::string& was_in,
+                           const format::Desc& d, const std::string& in) {
+  std::string what;
+  if (d.type != was.type) {
+    what = absl::StrCat("the type of a metric has changed in an archive (",
+                        format::TypeName(was.type), " in ", was_in, ", ", format::TypeName(d.type),
+                        " in ", in, ")");
+  } else if (d.sem != was.sem) {
+    what = absl::StrCat("the semantics of a metric has changed in an archive (",
+                        format::SemanticsName(was.sem), " in ", was_in, ", ",
+                        format::SemanticsName(d.sem), " in ", in, ")");
+  } else if (d.indom != was.indom) {
+    what = absl::StrCat("the instance domain of a metric has changed in an archive (",
+                        format::InDomString(was.indom), " in ", was_in, ", ",
+                        format::InDomString(d.indom), " in ", in, ")");
+  } else if (d.units != was.units) {
+    what = absl::StrCat("the units of a metric have changed in an archive (",
+                        format::UnitsToString(format::UnitsFromWord(was.units)), " in ", was_in,
+                        ", ", format::UnitsToString(format::UnitsFromWord(d.units)), " in ", in,
+                        ")");
+  } else {
+    return absl::OkStatus();
+  }
+  const std::string name = d.names.empty() ? format::PmidString(d.pmid) : d.names[0];
+  return absl::FailedPreconditionError(
+      absl::StrCat(name, " (PMID ", format::PmidString(d.pmid), "): ", what));
+}
+
 }  // namespace
 
-ColumnSet ColumnSet::Build(const ArchiveSet& archives, const Selection& selection) {
+absl::StatusOr<ColumnSet> ColumnSet::Build(const ArchiveSet& archives,
+                                           const Selection& selection) {
   ColumnSet set;
   absl::flat_hash_set<std::string> matched;
+  // Every descriptor met so far, chosen or not, and the archive it came from.
+  absl::flat_hash_map<uint32_t, std::pair<format::Desc, std::string>> described;
   for (const ArchiveEntry& a : archives.archives()) {
     absl::StatusOr<std::unique_ptr<ArchiveReader>> r = ArchiveReader::Open(a.base);
     if (!r.ok()) continue;
     const ArchiveMetadata& meta = (*r)->meta();
+    for (const format::Desc& d : meta.descs) {
+      auto [it, first] = described.try_emplace(d.pmid, d, a.base);
+      if (first) continue;
+      if (absl::Status s = CheckSameDesc(it->second.first, it->second.second, d, a.base);
+          !s.ok()) {
+        return s;
+      }
+    }
     if (std::any_of(meta.descs.begin(), meta.descs.end(),
                     [](const format::Desc& d) { return IsEventType(d.type); })) {
       for (const format::Desc& d : meta.descs) {

@@ -8,8 +8,9 @@
 // record's instances in stored order, an instance at its first occurrence),
 // archive after archive; a singular metric has one column (inst -1).
 // Metrics come in the order of their descriptors in .meta (the first
-// archive's first). Columns are keyed by (PMID, instance): an archive
-// whose descriptor for a PMID differs keeps the first one's.
+// archive's first). Columns are keyed by (PMID, instance). Archives read
+// together whose descriptors for one PMID differ in type, semantics,
+// instance domain or units are refused, as libpcp refuses them.
 #ifndef MMVLOG_ARCHIVER_REPLAY_COLUMNS_H_
 #define MMVLOG_ARCHIVER_REPLAY_COLUMNS_H_
 
@@ -44,9 +45,11 @@ struct ReplayMetric {
 
 class ColumnSet {
  public:
-  // Reads every archive's metadata. Errors: none for an archive that cannot
-  // be opened now (it is reported when streamed).
-  static ColumnSet Build(const ArchiveSet& archives, const Selection& selection);
+  // Reads every archive's metadata. Errors: FailedPrecondition for a PMID
+  // whose descriptor changes between archives (naming the metric, what
+  // changed and both archives); none for an archive that cannot be opened
+  // now (it is reported when streamed).
+  static absl::StatusOr<ColumnSet> Build(const ArchiveSet& archives, const Selection& selection);
 
   const std::vector<Column>& columns() const { return columns_; }
   const std::vector<ReplayMetric>& metrics() const { return metrics_; }

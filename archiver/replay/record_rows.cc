@@ -53,16 +53,27 @@ const Row* RecordRows::Take(const Sample& s) {
     prev_ns_[c] = now_ns;
     if (pk == kNoValue || dt_ns <= 0) continue;
     const double dt = static_cast<double>(dt_ns) * 1e-9;
+    // A counter that went down (a reset) has no rate: pmval -U shows "!",
+    // pmrep and the other outputs nothing.
     double delta;
     if (v.kind == kUint && pk == kUint) {
-      if (v.bits < pb) continue;  // a reset
+      if (v.bits < pb) {
+        row_.shown[c] = kNegativeRate;
+        continue;
+      }
       delta = static_cast<double>(v.bits - pb);  // exact even above 2^53
     } else if (v.kind == kInt && pk == kInt) {
-      if (static_cast<int64_t>(v.bits) < static_cast<int64_t>(pb)) continue;
+      if (static_cast<int64_t>(v.bits) < static_cast<int64_t>(pb)) {
+        row_.shown[c] = kNegativeRate;
+        continue;
+      }
       delta = static_cast<double>(static_cast<int64_t>(v.bits) - static_cast<int64_t>(pb));
     } else {
       const double a = NumberOf(pk, pb), b = NumberOf(v.kind, v.bits);
-      if (b < a) continue;
+      if (b < a) {
+        row_.shown[c] = kNegativeRate;
+        continue;
+      }
       delta = b - a;
     }
     row_.shown[c] = kNumber;

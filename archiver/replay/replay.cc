@@ -62,8 +62,9 @@ bool NeedsEnd(const format::TimeWindowSpec& w) {
 absl::StatusOr<Replay> Replay::Open(const std::vector<std::string>& names, const Selection& selection) {
   absl::StatusOr<ArchiveSet> archives = ArchiveSet::Open(names);
   if (!archives.ok()) return archives.status();
-  ColumnSet columns = ColumnSet::Build(*archives, selection);
-  return Replay(std::move(*archives), std::move(columns));
+  absl::StatusOr<ColumnSet> columns = ColumnSet::Build(*archives, selection);
+  if (!columns.ok()) return columns.status();
+  return Replay(std::move(*archives), std::move(*columns));
 }
 
 absl::Status Replay::Run(const ReplayPlan& plan, const std::vector<Output*>& outputs,

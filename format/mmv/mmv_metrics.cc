@@ -58,11 +58,8 @@ absl::Status ParseMmvMetrics(const MmvSection& s, MmvParse* p) {
                                          ": unknown type ", type));
     }
     m.type = static_cast<MmvType>(type);
-    if (sem != kMmvSemUnset && sem != kMmvSemCounter &&
-        sem != kMmvSemInstant && sem != kMmvSemDiscrete) {  // M19
-      return DataLossAt(at, absl::StrCat("metric ", m.name,
-                                         ": unknown semantics ", sem));
-    }
+    // Any semantics is kept as written (formerly M19): pmdammv exports the
+    // metric with it, and the mapping decides per metric, not per file.
     m.semantics = sem;
     // A second metric with an item is ignored by PCP, not the file.
     m.duplicate_item = !items.insert(m.item).second;

@@ -36,7 +36,6 @@
 //   M16 indom's instances outside the INSTANCES section   DataLoss
 //   M17 instance whose indom offset is not its indom      DataLoss
 //   M18 unknown metric type                               DataLoss
-//   M19 unknown semantics                                 DataLoss
 //   M21 duplicate indom serial                            DataLoss
 //   M22 duplicate instance id within an indom             DataLoss
 //   M23 metric names an unknown indom                     DataLoss
@@ -54,7 +53,8 @@
 // Deliberately not rules here (pmdammv skips the metric, not the file, so the
 // mapping in archiver/ does the same): item over 1023, more than 1023
 // metrics, names that are not PCP metric names, and (formerly M20) a
-// metric whose item an earlier one has (MmvMetric::duplicate_item).
+// metric whose item an earlier one has (MmvMetric::duplicate_item), and
+// (formerly M19) unknown semantics, kept in MmvMetric::semantics.
 #ifndef MMVLOG_FORMAT_MMV_MMV_READER_H_
 #define MMVLOG_FORMAT_MMV_MMV_READER_H_
 

@@ -548,6 +548,27 @@ TEST(MmvMappingDescs, NoSupportMetricsAreNotExported) {
   EXPECT_TRUE(AnyWarningHas(*f, "mmv.n.unsupported"));
 }
 
+// pmdammv would export a metric whose semantics PCP does not know; mmvlog
+// leaves that metric out, saying where, and records the rest of the file
+// (the file used to be refused whole). ELAPSED is a counter whatever it says.
+TEST(MmvMappingDescs, UnknownSemanticsSkipTheMetricNotTheFile) {
+  MmvSpec spec;
+  spec.metrics = {Metric("a", 1), Metric("odd", 2, MmvType::kU64, 2),
+                  Metric("neg", 3, MmvType::kDouble, -1), Metric("up", 4, MmvType::kElapsed, 7),
+                  Metric("c", 5)};
+  MmvMapper mapper;
+  absl::StatusOr<MappedFile> f = MapSpec(mapper, "n", spec);
+  ASSERT_OK(f);
+  EXPECT_THAT(Names(*f), ElementsAre("mmv.n.a", "mmv.n.up", "mmv.n.c"));
+  EXPECT_TRUE(AnyWarningHas(*f, "mmv.n.odd: unknown semantics 2, not exported"));
+  EXPECT_TRUE(AnyWarningHas(*f, "mmv.n.neg: unknown semantics -1"));
+  for (const auto& m : f->metrics) {
+    if (format::PmidItem(m.desc.pmid) == 4) {
+      EXPECT_EQ(m.desc.sem, format::kSemCounter);
+    }
+  }
+}
+
 TEST(MmvMappingDescs, ExtraUnitsAreKeptUnknownBitsDropped) {
   format::PmUnits u;
   u.dim_space = 1;

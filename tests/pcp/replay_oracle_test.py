@@ -328,6 +328,33 @@ class ReplayOracleTest(unittest.TestCase):
                         self.assertNoDiffs(compare_text("7.2", base, args, metric, keep),
                                            "%s %s %s" % (name, " ".join(args), metric))
 
+    def test_records_text_equals_pmval_U(self):
+        # Without -t the text table is pmval -U's: a rate's first record is
+        # only its previous value (no line), a counter that went down is
+        # "!", and -s counts the lines printed.
+        for version in ("6.0.3", "7.2"):
+            if version == "7.2":
+                pcp7.require()
+            for name, base in sorted(self.live.items()):
+                if not name.startswith("pmlogger"):
+                    continue  # pmval -U prints no line at mmvlog's <mark>s
+                for args in ([], ["-s", "7"]):
+                    for metric in LIVE + LIVE_OTHERS:
+                        with self.subTest(version=version, archive=name, args=args, metric=metric):
+                            cmd = ["pmval", "-U", base] + args + [metric]
+                            if version == "7.2":
+                                p = pcp7.run(cmd, env={"TZ": "UTC"})
+                            else:
+                                p = run(["/usr/bin/pmval"] + cmd[1:], env=pcp6_env())
+                            m = run([MMVLOG, "replay", "-a", base, "-o", "text"] + args + [metric],
+                                    env=pcp6_env())
+                            self.assertEqual(p.returncode, 0, p.stderr)
+                            self.assertEqual(m.returncode, 0, m.stderr)
+                            self.assertEqual(table_rows(m.stdout), table_rows(p.stdout))
+                            if metric == "mmv.app.errors" and not args:
+                                # errors drops to 0 at k = 25: a reset.
+                                self.assertIn("!", [c for r in table_rows(m.stdout) for c in r])
+
     def before_last_sample(self, base, metric):
         """A filter of grid times up to the last sample of `metric`."""
         dump = run(["pmdumplog", base, metric], env=pcp6_env()).stdout
@@ -413,6 +440,51 @@ class ReplayOracleTest(unittest.TestCase):
             with self.subTest(args=args):
                 self.assertNoDiffs(compare_csv(base, args, ["icnt"]), " ".join(args))
                 self.assertNoDiffs(compare_text("7.2", base, args, "iinst"), " ".join(args))
+        # An instance no chosen metric has: pmrep shows the others; pmval
+        # ignores -i for a metric without instances.
+        self.assertNoDiffs(compare_csv(base, ["-t", "5sec", "-i", "a,nope"], ["icnt"]), "-i a,nope")
+        basic = os.path.join(self.made[3], "basic")
+        self.assertNoDiffs(compare_text("7.2", basic, ["-t", "5sec", "-i", "a"], "cnt"), "-i a")
+
+    def test_hostzone_is_the_labels_timezone(self):
+        # -z: libpcp's pmNewContextZone takes the label's timezone (the
+        # recorder's $TZ), not the v3 label's zoneinfo (the host's
+        # /etc/localtime). Recorded under TZ=Asia/Kathmandu (+05:45), read
+        # under TZ=UTC: the rows' times must be Kathmandu's, as pmrep's and
+        # pmval's are.
+        d = os.path.join(self.root, "zone")
+        os.makedirs(os.path.join(d, "mmv"))
+        env = dict(os.environ, PCP_TMP_DIR=d, TZ="Asia/Kathmandu")
+        app = subprocess.Popen([PY, os.path.join(HERE, "live_mmv_writer.py"), "app", "0.1", "3"],
+                               env=env, stdout=subprocess.PIPE, text=True)
+        self.assertEqual(app.stdout.readline().strip(), "ready")
+        cfg = os.path.join(d, "cfg")
+        with open(cfg, "w") as f:
+            f.write("log mandatory on 100 msec { mmv.app }\n")
+        bases = {"pmlogger": os.path.join(d, "pl"), "mmvlog": os.path.join(d, "ml")}
+        procs = [subprocess.Popen(["pmlogger", "-o", "-c", cfg, "-T", "2sec", "-l",
+                                   os.path.join(d, "pl.log"), bases["pmlogger"]],
+                                  env=env, cwd=d, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.STDOUT),
+                 subprocess.Popen([MMVLOG, "capture", "-t", "100msec", "-T", "2sec", "--mmv-dir",
+                                   os.path.join(d, "mmv"), bases["mmvlog"]],
+                                  env=env, cwd=d, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL)]
+        for p in procs:
+            p.wait(timeout=60)
+            self.assertEqual(p.returncode, 0, p.args)
+        app.wait(timeout=30)
+        for name, base in sorted(bases.items()):
+            with self.subTest(archive=name):
+                utc = run([MMVLOG, "replay", "-a", base, "-o", "csv", "-t", "500msec"] + LIVE,
+                          env=pcp6_env()).stdout.split("\n")[1].split(",")[0]
+                local = run([MMVLOG, "replay", "-a", base, "-o", "csv", "-t", "500msec", "-z"] +
+                            LIVE, env=pcp6_env()).stdout.split("\n")[1].split(",")[0]
+                self.assertNotEqual(utc[11:16], local[11:16], "-z gave UTC's times")
+                args = ["-t", "500msec", "-z"]
+                self.assertNoDiffs(compare_csv(base, args, LIVE), "%s -z" % name)
+                self.assertNoDiffs(compare_text("6.0.3", base, args, "mmv.app.bytes"),
+                                   "%s -z" % name)
 
 
 # Discrete metrics whose last sample comes before their archive's end: rows

@@ -50,6 +50,7 @@ void TextOutput::Begin(const ReplayHeader& header) {
   divisor_.assign(metrics, 1);
   had_.assign(metrics, 0);
   has_.assign(metrics, 0);
+  seen_.assign(metrics, 0);
   prev_kind_.assign(columns.size(), kNoValue);
   prev_bits_.assign(columns.size(), 0);
   for (size_t m = 0; m < metrics; ++m) {
@@ -80,7 +81,10 @@ void TextOutput::Begin(const ReplayHeader& header) {
 }
 
 bool TextOutput::TakeRow(const Row& row) {
-  if (row.mark) return true;
+  if (row.mark) {
+    std::fill(seen_.begin(), seen_.end(), 0);
+    return true;
+  }
   if (max_ > 0 && iterations_ >= max_) return false;
   const ColumnSet& columns = *header_.columns;
   std::fill(has_.begin(), has_.end(), 0);
@@ -89,8 +93,11 @@ bool TextOutput::TakeRow(const Row& row) {
   std::vector<uint8_t> prints(has_.size());
   bool any = false;
   for (size_t m = 0; m < has_.size(); ++m) {
-    prints[m] = has_[m] && (!rate_[m] || !row.grid || had_[m]);
+    prints[m] = has_[m] && (!rate_[m] || (row.grid ? had_[m] : seen_[m]));
     any |= prints[m];
+  }
+  if (!row.grid) {
+    for (size_t m = 0; m < has_.size(); ++m) seen_[m] |= has_[m];
   }
   // -s: pmval's iterations. A rate metric waiting for its first value takes
   // that grid time and the next in one iteration.
@@ -163,6 +170,8 @@ bool TextOutput::TakeRow(const Row& row) {
     }
     prev_time_ = row.time;
   }
+  // At the records (pmval -U), -s counts the lines printed.
+  if (!row.grid) iteration_ends = any;
   if (iteration_ends) ++iterations_;
   return max_ == 0 || iterations_ < max_;
 }

@@ -46,6 +46,10 @@ class TextOutput : public Output {
   std::vector<double> divisor_;   // per metric: a time counter's rate to a utilisation
   std::vector<uint8_t> had_;      // per metric: a value at the previous grid time
   std::vector<uint8_t> has_;
+  // Per metric: a value in an earlier record since the start or the last
+  // <mark> (rows at the records, pmval -U: a rate's first record is only
+  // its previous value, not a line).
+  std::vector<uint8_t> seen_;
   // Per column, its value at the previous grid time (kNoValue: none), and
   // that time: pmval rates a grid row itself, with its own arithmetic.
   std::vector<uint8_t> prev_kind_;

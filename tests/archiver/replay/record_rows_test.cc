@@ -54,11 +54,11 @@ TEST(RecordRows, RatesAgainstThePreviousValueNoneAcrossAMarkOrAReset) {
   }
   // (110 - 100) / 2 s, 15 / 1.5 s; after the mark a new start; 8 / 2 s.
   EXPECT_THAT(Shown(rows, o->Col("req[zero]")), ElementsAre("-", "5.000", "10.000", "-", "-", "10.000"));
-  // 40 / 2 s; 1040 -> 3 is a reset; 23 has no previous since the mark.
-  EXPECT_THAT(Shown(rows, o->Col("req[one]")), ElementsAre("-", "20.000", "-", "-", "-", "-"));
+  // 40 / 2 s; 1040 -> 3 is a reset ("!"); 23 has no previous since the mark.
+  EXPECT_THAT(Shown(rows, o->Col("req[one]")), ElementsAre("-", "20.000", "!", "-", "-", "-"));
   EXPECT_THAT(Shown(rows, o->Col("req[two]")), ElementsAre("-", "-", "-", "-", "-", "4.000"));
-  // A signed counter: 15 / 2 s, 3 / 1.5 s; 20 -> 19 went down: none.
-  EXPECT_THAT(Shown(rows, o->Col("s32")), ElementsAre("-", "7.500", "2.000", "-", "-", "-"));
+  // A signed counter: 15 / 2 s, 3 / 1.5 s; 20 -> 19 went down: "!".
+  EXPECT_THAT(Shown(rows, o->Col("s32")), ElementsAre("-", "7.500", "2.000", "-", "-", "!"));
   // Instants as stored; strings have no number.
   EXPECT_THAT(Shown(rows, o->Col("load")), ElementsAre("0.500", "0.750", "-", "-", "1.500", "2.500"));
   EXPECT_THAT(Shown(rows, o->Col("ver")), ElementsAre("-", "-", "-", "-", "-", "-"));
@@ -66,8 +66,9 @@ TEST(RecordRows, RatesAgainstThePreviousValueNoneAcrossAMarkOrAReset) {
   EXPECT_THAT(Values(rows, o->Col("req[one]")), ElementsAre("1000", "1040", "3", "-", "-", "23"));
   EXPECT_THAT(Values(rows, o->Col("ver")), ElementsAre("v1", "-", "v2", "-", "-", "-"));
   EXPECT_THAT(Values(rows, o->Col("s32")), ElementsAre("-5", "10", "13", "-", "20", "19"));
-  // A reset is no number and no negative rate.
-  EXPECT_EQ(rows[2].shown[o->Col("req[one]")], kNoNumber);
+  // A reset is no number: a negative rate, which pmval -U shows as "!"
+  // and pmrep (and every output but the text table) as nothing.
+  EXPECT_EQ(rows[2].shown[o->Col("req[one]")], kNegativeRate);
 }
 
 TEST(RecordRows, RawShowsTheStoredValues) {

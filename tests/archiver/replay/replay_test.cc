@@ -23,6 +23,7 @@ namespace {
 
 using ::mmvlog::testing::CapturedFile;
 using ::mmvlog::testing::TestArchive;
+using ::mmvlog::testing::TestMetric;
 using ::testing::ElementsAre;
 
 std::vector<std::string> Lines(const std::string& text) {
@@ -204,6 +205,50 @@ TEST(Replay, DamageIsReported) {
               ElementsAre("2023-11-14 22:00:00.000,1", "2023-11-14 22:00:10.000,10"));
   ASSERT_EQ(report.damaged.size(), 1u);
   EXPECT_THAT(report.damaged[0], ::testing::HasSubstr(broken + ".0"));
+}
+
+// Archives read together must agree on each PMID's descriptor, as libpcp's
+// __pmLogAddDesc has it (pmval and pmrep exit 1 with "The type of a metric
+// has changed in an archive"): replay refuses them, naming the metric, what
+// changed and both archives, instead of mixing numbers and strings in one
+// column.
+TEST(Replay, ArchivesThatDescribeAMetricDifferentlyAreRefused) {
+  TestArchive a({{"m", format::kTypeU32, format::kSemCounter}});
+  a.Record(1, {{"m", 1u}});
+  const std::string first = a.Write("desc_first");
+  struct Case {
+    std::string name;
+    TestMetric metric;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {"type", {"m", format::kTypeString, format::kSemCounter}, "the type of a metric has changed"},
+      {"sem", {"m", format::kTypeU32, format::kSemInstant}, "the semantics of a metric has changed"},
+      {"units", {"m", format::kTypeU32, format::kSemCounter, "bytes"},
+       "the units of a metric have changed"},
+      {"indom", {"m", format::kTypeU32, format::kSemCounter, "count", {{0, "zero"}}},
+       "the instance domain of a metric has changed"},
+  };
+  for (const Case& c : cases) {
+    TestArchive b({c.metric});
+    if (c.metric.type == format::kTypeString) {
+      b.Record(2, {{"m", "x"}});
+    } else if (!c.metric.instances.empty()) {
+      b.Record(2, {{"m", 0, 2u}});
+    } else {
+      b.Record(2, {{"m", 2u}});
+    }
+    const std::string second = b.Write("desc_second_" + c.name);
+    absl::StatusOr<Replay> r = Replay::Open({first, second}, {});
+    ASSERT_FALSE(r.ok()) << c.name;
+    EXPECT_THAT(r.status().message(), ::testing::HasSubstr(c.says)) << c.name;
+    EXPECT_THAT(r.status().message(), ::testing::HasSubstr(first)) << c.name;
+    EXPECT_THAT(r.status().message(), ::testing::HasSubstr(second)) << c.name;
+  }
+  // The same descriptor in both: read as one.
+  TestArchive same({{"m", format::kTypeU32, format::kSemCounter}});
+  same.Record(2, {{"m", 2u}});
+  EXPECT_TRUE(Replay::Open({first, same.Write("desc_same")}, {}).ok());
 }
 
 }  // namespace

@@ -308,7 +308,10 @@ inline std::unique_ptr<Opened> OpenArchives(const std::vector<std::string>& base
   if (!set.ok()) return nullptr;
   auto o = std::make_unique<Opened>();
   o->set = std::move(*set);
-  o->columns = archiver::ColumnSet::Build(o->set, selection);
+  absl::StatusOr<archiver::ColumnSet> columns = archiver::ColumnSet::Build(o->set, selection);
+  EXPECT_TRUE(columns.ok()) << columns.status();
+  if (!columns.ok()) return nullptr;
+  o->columns = std::move(*columns);
   return o;
 }
 
