@@ -20,7 +20,8 @@ Recorder::Recorder(RecorderOptions options, LogFunction log)
                log),
       feed_(options.live, log),
       plan_(options.plan, log),
-      metadata_(options.mapping.domain) {}
+      metadata_(options.mapping.domain),
+      results_(log) {}
 
 RecorderStats Recorder::stats() const {
   RecorderStats s;

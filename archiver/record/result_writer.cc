@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
 #include "archiver/record/mapped_values.h"
+#include "format/archive/pm_desc_text.h"
 
 namespace mmvlog::archiver {
 
@@ -70,6 +72,7 @@ absl::StatusOr<bool> ResultWriter::Write(size_t group, std::span<FilePart> parts
     }
     if (shared) sets = MergeSharedSets(&result_, sets);
     if (result_.sets.size() > sets) result_.sets.resize(sets);
+    NoteUnreadable(parts);
     if (result_.sets.empty()) return false;
     written = writer.AppendResult(result_);
     if (written.ok()) {
@@ -81,6 +84,33 @@ absl::StatusOr<bool> ResultWriter::Write(size_t group, std::span<FilePart> parts
     return written;
   }
   return true;
+}
+
+void ResultWriter::NoteUnreadable(std::span<const FilePart> parts) {
+  if (!log_) return;
+  for (const format::ValueSet& set : result_.sets) {
+    const bool error = set.error < 0;
+    if (error == unreadable_.contains(set.pmid)) continue;
+    if (error) {
+      unreadable_.insert(set.pmid);
+    } else {
+      unreadable_.erase(set.pmid);
+    }
+    std::string name = format::PmidString(set.pmid), file;
+    for (const FilePart& part : parts) {
+      for (const MappedMetric& m : part.file->metrics) {
+        if (m.desc.pmid != set.pmid || m.desc.names.empty()) continue;
+        name = m.desc.names[0];
+        file = part.file->name;
+      }
+    }
+    log_(error ? LogLevel::kWarning : LogLevel::kInfo,
+         error ? absl::StrCat(file, ": ", name,
+                              ": a value can no longer be read from the file (changed in place "
+                              "under the same generation); recorded as PCP's generic error, as "
+                              "pmdammv gives it, until it can")
+               : absl::StrCat(file, ": ", name, ": its values can be read again"));
+  }
 }
 
 ResultWriter::Stored ResultWriter::StoreTemplate(Output& out, std::span<const FilePart> parts,

@@ -35,9 +35,11 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "archiver/record/archive_session.h"
 #include "archiver/record/mmv_file_set.h"
+#include "archiver/store/log.h"
 #include "format/archive/archive_result.h"
 #include "format/archive/archive_types.h"
 #include "format/archive/result_template.h"
@@ -46,6 +48,10 @@ namespace mmvlog::archiver {
 
 class ResultWriter {
  public:
+  // `log` hears of a metric whose values stop (or start again) being
+  // readable from its file: damaged in place under the same generation.
+  explicit ResultWriter(LogFunction log = nullptr) : log_(std::move(log)) {}
+
   // Appends group `group`'s result from `parts` (in file order) stamped
   // `stamp` to `session`'s archive; `now_usec` is the wall clock for
   // ELAPSED intervals still running. Returns whether a result was appended
@@ -76,6 +82,10 @@ class ResultWriter {
   // made.
   static constexpr int kRelayoutWait = 4;
 
+  // Logs each metric whose set became an error (a value the file no longer
+  // lets be read) or stopped being one, once per change.
+  void NoteUnreadable(std::span<const FilePart> parts);
+
   enum class Stored { kAll, kTorn, kRefused };
   // Stores the values of `parts` into out.tmpl.
   static Stored StoreTemplate(Output& out, std::span<const FilePart> parts, int64_t now_usec);
@@ -87,6 +97,8 @@ class ResultWriter {
   std::map<size_t, Output> outputs_;  // by group id
   format::Result result_;             // reused per sample
   bool torn_ = false;
+  LogFunction log_;
+  absl::flat_hash_set<uint32_t> unreadable_;  // PMIDs whose sets are errors now
   uint64_t in_place_ = 0;
 };
 

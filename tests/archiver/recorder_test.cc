@@ -709,6 +709,52 @@ TEST_F(RecorderTest, RecordedFileThatBecomesCorruptIsMarkedAndComesBackMarked) {
   EXPECT_EQ(ar.Pmid("mmv.app.count"), format::PmidBuild(70, 1, 1));
 }
 
+// A value damaged in place under the same generation (a string's offset
+// pointing outside the STRINGS section): pmdammv's fetch gives that metric
+// PCP's generic error, and so does the archive; the log says so once, and
+// once more when it can be read again. The other metrics keep their values.
+TEST_F(RecorderTest, ValueDamagedInPlaceIsAnErrorSetAndLoggedOnce) {
+  format::MmvSpec spec = SimpleSpec();
+  spec.metrics.push_back(SpecMetric("version", 3, format::MmvType::kString));
+  MmvApp app(Path("app"), spec);
+  app.Create();
+  format::SetMmvString(app.image().bytes, app.image().slot(3), "v1");
+  app.Flush();
+  Recorder rec(Options(), log_.fn());
+  ASSERT_OK(rec.Sample(T(0)));
+  const uint64_t extra = app.image().slot(3).value_offset + format::kMmvValueExtraOffset;
+  int64_t good;
+  std::memcpy(&good, app.image().bytes.data() + extra, sizeof(good));
+  const int64_t outside = static_cast<int64_t>(app.image().bytes.size()) + 4096;
+  std::memcpy(app.image().bytes.data() + extra, &outside, sizeof(outside));
+  for (int i = 1; i <= 3; ++i) {
+    app.SetU64(1, 10 * i);
+    ASSERT_OK(rec.Sample(T(i)));
+  }
+  std::memcpy(app.image().bytes.data() + extra, &good, sizeof(good));
+  app.SetU64(1, 40);
+  ASSERT_OK(rec.Sample(T(4)));
+  ASSERT_OK(rec.Close());
+  EXPECT_EQ(log_.Count(LogLevel::kWarning, {"app", "mmv.app.version", "can no longer be read"}),
+            1u)
+      << log_.All();
+  EXPECT_EQ(log_.Count(LogLevel::kInfo, {"mmv.app.version", "can be read again"}), 1u)
+      << log_.All();
+  ArchiveContents ar = ReadArchive(base_);
+  ASSERT_THAT(ar.results, SizeIs(5));
+  for (int i = 1; i <= 3; ++i) {
+    const format::ValueSet* v = ar.Set(ar.results[i], "mmv.app.version");
+    ASSERT_NE(v, nullptr) << i;
+    EXPECT_LT(v->error, 0) << i;
+    EXPECT_EQ(U64(ar, ar.results[i], "mmv.app.count"), 10u * i);
+  }
+  const format::ValueSet* back = ar.Set(ar.results[4], "mmv.app.version");
+  ASSERT_NE(back, nullptr);
+  EXPECT_EQ(back->error, 0);
+  EXPECT_EQ(rec.stats().marks, 0u);
+  EXPECT_PMLOGCHECK_OK(base_);
+}
+
 TEST_F(RecorderTest, DescriptorChangeUnderTheSameNameStartsASecondArchive) {
   MmvApp app(Path("app"), SimpleSpec());
   app.Create();
