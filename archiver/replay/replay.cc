@@ -186,8 +186,10 @@ absl::Status Replay::Run(const ReplayPlan& plan, const std::vector<Output*>& out
         if (!resolved) interp->EndAhead();
         drain();
       }
-    } else if (const Row* row = records->Take(*s); row != nullptr && when >= from) {
-      give(*row);
+    } else if (when >= from) {
+      // Rates start inside the window, as pmrep -u and pmval -U start
+      // them: the window's first record has none.
+      if (const Row* row = records->Take(*s)) give(*row);
     }
   }
   if (grid) {
