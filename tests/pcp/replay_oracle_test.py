@@ -163,6 +163,11 @@ def table_rows(text):
     return rows
 
 
+def suspended(text):
+    """The times of pmval's "Archive logging suspended" lines."""
+    return re.findall(r"^(\d\d:\d\d:\d\d\.\d{3})\s+Archive logging suspended$", text, re.M)
+
+
 def pmval(version, archive, args, metric):
     cmd = ["pmval", "-a", archive] + args + [metric]
     if version == "7.2":
@@ -331,14 +336,13 @@ class ReplayOracleTest(unittest.TestCase):
     def test_records_text_equals_pmval_U(self):
         # Without -t the text table is pmval -U's: a rate's first record is
         # only its previous value (no line), a counter that went down is
-        # "!", and -s counts the lines printed.
+        # "!", a <mark> is "Archive logging suspended" (and rates start
+        # again after it), and -s counts the lines printed.
         for version in ("6.0.3", "7.2"):
             if version == "7.2":
                 pcp7.require()
             for name, base in sorted(self.live.items()):
-                if not name.startswith("pmlogger"):
-                    continue  # pmval -U prints no line at mmvlog's <mark>s
-                for args in ([], ["-s", "7"]):
+                for args in ([], ["-s", "7"], ["-s", "25"]):
                     for metric in LIVE + LIVE_OTHERS:
                         with self.subTest(version=version, archive=name, args=args, metric=metric):
                             cmd = ["pmval", "-U", base] + args + [metric]
@@ -351,8 +355,14 @@ class ReplayOracleTest(unittest.TestCase):
                             self.assertEqual(p.returncode, 0, p.stderr)
                             self.assertEqual(m.returncode, 0, m.stderr)
                             self.assertEqual(table_rows(m.stdout), table_rows(p.stdout))
-                            if metric == "mmv.app.errors" and not args:
-                                # errors drops to 0 at k = 25: a reset.
+                            self.assertEqual(suspended(m.stdout), suspended(p.stdout))
+                            if name.startswith("mmvlog") and not args:
+                                # mmvlog marks the application's restart.
+                                self.assertEqual(len(suspended(m.stdout)), 1)
+                            if (metric == "mmv.app.errors" and not args and
+                                    name.startswith("pmlogger")):
+                                # The restart takes errors back to 0, with
+                                # no <mark> from pmlogger: a reset.
                                 self.assertIn("!", [c for r in table_rows(m.stdout) for c in r])
 
     def before_last_sample(self, base, metric):

@@ -82,8 +82,15 @@ void TextOutput::Begin(const ReplayHeader& header) {
 
 bool TextOutput::TakeRow(const Row& row) {
   if (row.mark) {
+    // pmval -U at a <mark> (pmval.c getvals): a line of its own, one of
+    // -s's iterations, and every rate starts again.
     std::fill(seen_.begin(), seen_.end(), 0);
-    return true;
+    if (max_ > 0 && iterations_ >= max_) return false;
+    std::string& o = text_.buffer();
+    o += absl::FormatTime("%H:%M:%E3S", format::ToAbslTime(row.time), header_.zone);
+    o += "  Archive logging suspended\n";
+    ++iterations_;
+    return max_ == 0 || iterations_ < max_;
   }
   if (max_ > 0 && iterations_ >= max_) return false;
   const ColumnSet& columns = *header_.columns;
