@@ -13,8 +13,7 @@ RecordRows::RecordRows(const ColumnSet& columns, bool raw)
       multiplier_(columns.size(), 1),
       prev_kind_(columns.size(), kNoValue),
       prev_bits_(columns.size()),
-      prev_ns_(columns.size()),
-      prev_real_(columns.size()) {
+      prev_ns_(columns.size()) {
   for (size_t c = 0; c < columns.size(); ++c) {
     rate_[c] = !raw && columns.desc(c).sem == format::kSemCounter;
     multiplier_[c] = RateMultiplier(columns.desc(c));
@@ -32,11 +31,6 @@ const Row* RecordRows::Take(const Sample& s) {
     return &row_;
   }
   const int64_t now_ns = absl::ToUnixNanos(format::ToAbslTime(s.time));
-  // The seconds between two records as pmval and pmrep take them: each
-  // time as a double (pmtimespecToReal), then the difference, so a rate at
-  // a rounding edge prints as theirs does.
-  const double now_real = static_cast<double>(
-      s.time.sec + static_cast<long double>(s.time.nsec) / 1000000000.0L);
   for (const SampleValue& v : s.values) {
     const size_t c = v.column;
     row_.kinds[c] = v.kind;
@@ -54,12 +48,11 @@ const Row* RecordRows::Take(const Sample& s) {
     const ValueKind pk = static_cast<ValueKind>(prev_kind_[c]);
     const uint64_t pb = prev_bits_[c];
     const int64_t dt_ns = now_ns - prev_ns_[c];
-    const double dt = now_real - prev_real_[c];
     prev_kind_[c] = v.kind;
     prev_bits_[c] = v.bits;
     prev_ns_[c] = now_ns;
-    prev_real_[c] = now_real;
     if (pk == kNoValue || dt_ns <= 0) continue;
+    const double dt = static_cast<double>(dt_ns) * 1e-9;
     // A counter that went down (a reset) has no rate: pmval -U shows "!",
     // pmrep and the other outputs nothing.
     double delta;

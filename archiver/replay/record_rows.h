@@ -33,7 +33,6 @@ class RecordRows {
   std::vector<uint8_t> prev_kind_;
   std::vector<uint64_t> prev_bits_;
   std::vector<int64_t> prev_ns_;
-  std::vector<double> prev_real_;  // the same time as pmtimespecToReal gives it
   Row row_;
 };
 

@@ -51,6 +51,9 @@ void TextOutput::Begin(const ReplayHeader& header) {
   had_.assign(metrics, 0);
   has_.assign(metrics, 0);
   seen_.assign(metrics, 0);
+  rec_kind_.assign(columns.size(), kNoValue);
+  rec_bits_.assign(columns.size(), 0);
+  rec_real_.assign(columns.size(), 0);
   prev_kind_.assign(columns.size(), kNoValue);
   prev_bits_.assign(columns.size(), 0);
   for (size_t m = 0; m < metrics; ++m) {
@@ -85,6 +88,7 @@ bool TextOutput::TakeRow(const Row& row) {
     // pmval -U at a <mark> (pmval.c getvals): a line of its own, one of
     // -s's iterations, and every rate starts again.
     std::fill(seen_.begin(), seen_.end(), 0);
+    std::fill(rec_kind_.begin(), rec_kind_.end(), kNoValue);
     if (max_ > 0 && iterations_ >= max_) return false;
     std::string& o = text_.buffer();
     o += absl::FormatTime("%H:%M:%E3S", format::ToAbslTime(row.time), header_.zone);
@@ -149,8 +153,15 @@ bool TextOutput::TakeRow(const Row& row) {
           o += RealText(v / (divisor_[m] * (real_now - real_prev)), w, true);
         }
       } else if (rate_[m]) {
+        const ValueKind pk = static_cast<ValueKind>(rec_kind_[c]);
         if (row.shown[c] == kNegativeRate) {
           o += RightAligned("!", w);
+        } else if (row.shown[c] == kNumber && pk != kNoValue) {
+          // pmval -U's printrate: the difference over the seconds between
+          // the two records as doubles (an exact rate can print 30.02
+          // where pmval prints 30.01).
+          const double v = NumberOf(kind, row.bits[c]) - NumberOf(pk, rec_bits_[c]);
+          o += RealText(v / (divisor_[m] * (real_now - rec_real_[c])), w, true);
         } else if (row.shown[c] == kNumber) {
           o += RealText(row.numbers[c] / divisor_[m], w, true);
         } else {
@@ -169,6 +180,15 @@ bool TextOutput::TakeRow(const Row& row) {
     if (columns.size() > 1) o.push_back(' ');
     o.push_back('\n');
     text_.MaybeFlush();
+  }
+  if (!row.grid) {
+    for (size_t c = 0; c < columns.size(); ++c) {
+      const ValueKind k = row.kind(c);
+      if (k == kNoValue || k == kString) continue;
+      rec_kind_[c] = k;
+      rec_bits_[c] = row.bits[c];
+      rec_real_[c] = real_now;
+    }
   }
   if (row.grid) {
     for (size_t c = 0; c < columns.size(); ++c) {

@@ -50,6 +50,12 @@ class TextOutput : public Output {
   // <mark> (rows at the records, pmval -U: a rate's first record is only
   // its previous value, not a line).
   std::vector<uint8_t> seen_;
+  // Per column at the records: its previous number and that record's time
+  // as pmtimespecToReal gives it; pmval -U rates over these doubles (CSV
+  // and JSON keep RecordRows' exact rates).
+  std::vector<uint8_t> rec_kind_;
+  std::vector<uint64_t> rec_bits_;
+  std::vector<double> rec_real_;
   // Per column, its value at the previous grid time (kNoValue: none), and
   // that time: pmval rates a grid row itself, with its own arithmetic.
   std::vector<uint8_t> prev_kind_;
