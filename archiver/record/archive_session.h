@@ -116,7 +116,7 @@ class ArchiveSession {
 
   // For the live feed (live_feed.h): records held back, and .meta touched.
   // ReleaseRecords breaks the archive when the write fails.
-  void HoldRecords(size_t expect) { writer_->HoldRecords(expect); }
+  void HoldRecords() { writer_->HoldRecords(); }
   void ReleaseRecords();
   bool holding_records() const { return writer_->holding_records(); }
   uint64_t held_bytes() const { return writer_->held_bytes(); }

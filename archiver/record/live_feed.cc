@@ -26,7 +26,7 @@ void LiveFeed::Step(absl::Time now, ArchiveSession& session) {
     if (!session.has_result()) return;
     // The first result stays written: as the archive's last record it is
     // read even by a context opened at the end. The next ones wait.
-    session.HoldRecords(kMaxHeld);
+    session.HoldRecords();
     // The second after the one in which pmproxy may still be handling the
     // files' creation and first writes (50 ms for its own delay).
     const absl::Time second =

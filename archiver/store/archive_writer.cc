@@ -192,7 +192,7 @@ absl::Status ArchiveWriter::OpenVolume(int n) {
   if (!data.ok()) return data.status();
   if (data_ != nullptr) finished_volume_bytes_ += data_->size();
   data_ = std::make_unique<HeldFile>(std::move(*data));
-  if (holding_) data_->Hold(held_expect_);
+  if (holding_) data_->Hold();
   created_.push_back(data_->path());
   volume_ = n;
   results_in_volume_ = 0;
@@ -441,10 +441,9 @@ absl::Status ArchiveWriter::FinishResult(Timestamp timestamp, uint64_t data_offs
   return absl::OkStatus();
 }
 
-void ArchiveWriter::HoldRecords(size_t expect) {
+void ArchiveWriter::HoldRecords() {
   holding_ = true;
-  held_expect_ = expect;
-  data_->Hold(expect);
+  data_->Hold();
   index_->Hold();
 }
 
@@ -471,7 +470,7 @@ absl::Status ArchiveWriter::WriteHeld(bool keep_holding) {
   }
   if (absl::Status i = index_->Release(); !i.ok() && s.ok()) s = Fail(i);
   if (keep_holding) {
-    data_->Hold(held_expect_);
+    data_->Hold();
     index_->Hold();
   }
   return s;

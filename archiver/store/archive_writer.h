@@ -125,12 +125,11 @@ class ArchiveWriter {
   absl::Status AppendEncodedResult(format::Timestamp timestamp,
                                    std::span<const uint8_t> record);
 
-  // Keeps results and index entries in memory, metadata still going to
-  // .meta, until ReleaseRecords (or Close) writes them, in order: for
-  // pmproxy's discovery, which opens a new archive at its end (the
-  // recorder's live archives, archiver/record/recorder.h).
-  // `expect`: about how many bytes will be held (room is made at once).
-  void HoldRecords(size_t expect = 0);
+  // Keeps results and index entries back (in memory: held_file.h),
+  // metadata still going to .meta, until ReleaseRecords (or Close) writes
+  // them, in order: for pmproxy's discovery, which opens a new archive at
+  // its end (the recorder's live archives, archiver/record/recorder.h).
+  void HoldRecords();
   absl::Status ReleaseRecords();
   bool holding_records() const { return holding_; }
   // Results (not <mark>s) this writer accepted while holding that never
@@ -191,7 +190,6 @@ class ArchiveWriter {
   std::unique_ptr<WritableFile> meta_;
   std::unique_ptr<HeldFile> index_, data_;
   bool holding_ = false;  // HoldRecords until ReleaseRecords
-  size_t held_expect_ = 0;
   uint64_t held_results_ = 0;       // results (not marks) in data_'s held bytes
   uint64_t unwritten_results_ = 0;  // held results whose write failed
   int volume_ = 0;
