@@ -7,7 +7,7 @@ in one run.
                        [--interval-ms MS] [--idle-seconds S] [--rounds R]
                        [--tool record[,capture]] [--writer static|libpcp_mmv]
                        [--update-ms MS] [--floor-write-behind on|off]
-                       [--mmvlog PATH]
+                       [--together] [--mmvlog PATH]
 
 For each size N, one MMV file in a fresh MMV directory, written by
   static      bench:make_mmv_file: N U64 counters (100 instances per metric),
@@ -26,7 +26,11 @@ then, one after the other, for S seconds (default 10) at MS (default 20 ms):
 CPU is user + system from wait4(2) of each process (all its threads), from
 exec to exit; samples are what each says it wrote. A round runs each --tool
 then the floor, back to back, so all see the same machine; R rounds (default
-3). Printed: CPU per sample of each, each round's ratio floor / tool (1.0
+3). With --together a round starts each tool and the floor at once, so all
+see the same seconds of the machine: on this shared VM the speed of the
+machine moves by up to 2x from one 10 s run to the next (the floor alone
+took 52-101 ms of CPU in five back-to-back rounds), and at ~1% of a core
+each, three recorders on two cores rarely wait for each other. Printed: CPU per sample of each, each round's ratio floor / tool (1.0
 would be the tool at the floor) and the median ratio per tool, and each
 tool's ticks late or missed. On a shared 2-vCPU machine one run moves by
 15-20%, the median of the rounds much less.
@@ -59,19 +63,34 @@ import tempfile
 import bench_tools
 
 
-def cpu_of(cmd, **kw):
-    """(CPU seconds user + system from wait4, stdout, stderr) of one process."""
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        p = subprocess.Popen(cmd, stdout=out, stderr=err, text=True, **kw)
-        _, status, usage = os.wait4(p.pid, 0)
-        p.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        out, err = out.read(), err.read()
+def start(cmd, **kw):
+    """Starts one process whose CPU finish() will take."""
+    out, err = tempfile.TemporaryFile("w+"), tempfile.TemporaryFile("w+")
+    p = subprocess.Popen(cmd, stdout=out, stderr=err, text=True, **kw)
+    p.files = (out, err)
+    return p
+
+
+def finish(p):
+    """(CPU seconds user + system from wait4, stdout, stderr) of a process
+    start() began."""
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    texts = []
+    for f in p.files:
+        f.seek(0)
+        texts.append(f.read())
+        f.close()
+    out, err = texts
     cpu = usage.ru_utime + usage.ru_stime
     if p.returncode != 0:
-        sys.exit("footprint: %s failed (%d):\n%s" % (" ".join(cmd), p.returncode, err))
+        sys.exit("footprint: %s failed (%d):\n%s" % (" ".join(p.args), p.returncode, err))
     return cpu, out, err
+
+
+def cpu_of(cmd, **kw):
+    """(CPU seconds user + system from wait4, stdout, stderr) of one process."""
+    return finish(start(cmd, **kw))
 
 
 def build_writer(work):
@@ -93,11 +112,16 @@ def start_writer(writer, pcp_tmp, n, update_ms):
     return p, os.path.join(pcp_tmp, "mmv", "app")
 
 
-def run_tool(tools, tool, args, d, arch):
-    """(CPU s, samples, schedule line) of one mmvlog run."""
+def start_tool(tools, tool, args, d, arch):
+    """Starts one mmvlog run."""
     cmd = [tools["mmvlog"], tool, "-t", "%dmsec" % args.interval_ms, "-T", "%dsec" % args.seconds,
            "--mmv-dir", d, arch]
-    cpu, out, err = cpu_of(cmd, env=dict(os.environ, PCP_TMP_DIR=os.path.dirname(d)))
+    return start(cmd, env=dict(os.environ, PCP_TMP_DIR=os.path.dirname(d)))
+
+
+def finish_tool(p, tool):
+    """(CPU s, samples, schedule line) of one mmvlog run."""
+    cpu, out, err = finish(p)
     m = re.search(r"stopped: (\d+) samples", err) if tool == "record" else \
         re.search(r": (\d+) samples", out)
     sched = re.search(r"schedule: .*", err)
@@ -116,6 +140,8 @@ def main():
     ap.add_argument("--update-ms", type=int, default=100)
     ap.add_argument("--floor-write-behind", choices=["on", "off"], default="on")
     ap.add_argument("--mmvlog", help="an mmvlog binary to run instead of //cmd:mmvlog")
+    ap.add_argument("--together", action="store_true",
+                    help="run each round's tools and floor at once, not one after another")
     args = ap.parse_args()
     tool_names = args.tool.split(",")
     for t in tool_names:
@@ -129,9 +155,10 @@ def main():
         if args.mmvlog:
             tools["mmvlog"] = shutil.copy(args.mmvlog, os.path.join(work, "mmvlog.given"))
         writer = build_writer(work) if args.writer == "libpcp_mmv" else None
-        print("interval %d ms, %d s per run, writer %s%s, floor write-behind %s; "
+        print("interval %d ms, %d s per run%s, writer %s%s, floor write-behind %s; "
               "load average before: %s" % (
-                  args.interval_ms, args.seconds, args.writer,
+                  args.interval_ms, args.seconds,
+                  ", tools and floor together" if args.together else "", args.writer,
                   " (updates every %d ms)" % args.update_ms if writer else "",
                   args.floor_write_behind,
                   " ".join(open("/proc/loadavg").read().split()[:3])))
@@ -156,19 +183,26 @@ def main():
             ratios = {t: [] for t in tool_names}
             for r in range(args.rounds):
                 per = {}
-                for t in tool_names:
-                    arch = os.path.join(work, "arch%d-%d-%s" % (n, r, t))
-                    cpu, samples, sched = run_tool(tools, t, args, d, arch)
-                    per[t] = 1e6 * cpu / max(samples, 1)
-                    print("%8d %-7s %8d %9.3f %12.1f  %s" % (n, t, samples, cpu, per[t], sched))
-                    for f in glob.glob(arch + ".*"):
-                        os.unlink(f)
                 floor_out = os.path.join(work, "floor%d" % n)
                 cmd = [tools["floor_recorder"]]
                 if args.floor_write_behind == "on":
                     cmd.append("--write-behind")
                 cmd += [mmv_file, floor_out, str(args.interval_ms * 1000), str(args.seconds)]
-                cpu_f, out, _ = cpu_of(cmd)
+                # --together: every tool and the floor at once.
+                floor = start(cmd) if args.together else None
+                runs = []
+                for t in tool_names:
+                    arch = os.path.join(work, "arch%d-%d-%s" % (n, r, t))
+                    runs.append((t, arch, start_tool(tools, t, args, d, arch)))
+                    if not args.together:
+                        runs[-1] = (t, arch, finish_tool(runs[-1][2], t))
+                for t, arch, run in runs:
+                    cpu, samples, sched = finish_tool(run, t) if args.together else run
+                    per[t] = 1e6 * cpu / max(samples, 1)
+                    print("%8d %-7s %8d %9.3f %12.1f  %s" % (n, t, samples, cpu, per[t], sched))
+                    for f in glob.glob(arch + ".*"):
+                        os.unlink(f)
+                cpu_f, out, _ = finish(floor if floor else start(cmd))
                 samples_f = int(out.strip())
                 per_f = 1e6 * cpu_f / max(samples_f, 1)
                 for t in tool_names:

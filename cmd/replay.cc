@@ -47,7 +47,7 @@ bool IsArchiveArg(const std::string& a) {
 struct ReplayFlags {
   std::vector<std::string> archives;  // -a
   std::string interval;               // -t
-  int64_t samples = 0;                // -s
+  int64_t samples = -1;               // -s (-1: not given)
   std::string start, finish, origin, align;  // -S -T -O -A
   bool hostzone = false;              // -z
   std::string timezone;               // -Z
@@ -103,7 +103,8 @@ void AddReplayOptions(CLI::App* app, ReplayFlags* f) {
                   "(default: the recorded samples)")
       ->type_name("INTERVAL")
       ->group(kWindow);
-  app->add_option("-s,--samples", f->samples, "show at most this many samples")
+  app->add_option("-s,--samples", f->samples, "show at most this many samples (0: pmrep's all, but none in the "
+                  "text table, as pmval -s 0)")
       ->type_name("N")
       ->check(CLI::NonNegativeNumber)
       ->group(kWindow);
@@ -262,7 +263,10 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
   plan.window.end = f.finish;
   plan.window.align = f.align;
   plan.window.origin = f.origin;
-  plan.samples = f.samples;
+  // -s 0: pmrep's every sample, pmval's none (its text table prints only
+  // the header); not given: every sample.
+  const int64_t samples = std::max<int64_t>(f.samples, 0);
+  plan.samples = samples;
   plan.raw = f.raw;
   plan.follow = f.follow;
   plan.pmval_rows = text && !csv && !json;
@@ -274,16 +278,18 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
     owned.push_back(std::make_unique<archiver::MmvPlayback>(f.to_mmv, f.speed, SleepUntil, LogLine));
   } else {
     if (dump) owned.push_back(std::make_unique<archiver::DumpOutput>(stdout));
-    if (csv) owned.push_back(std::make_unique<archiver::CsvOutput>(stdout, f.samples));
-    if (json) owned.push_back(std::make_unique<archiver::JsonOutput>(stdout, f.samples));
-    if (stats) owned.push_back(std::make_unique<archiver::StatsOutput>(stdout, f.samples));
-    if (text) owned.push_back(std::make_unique<archiver::TextOutput>(stdout, f.samples));
+    if (csv) owned.push_back(std::make_unique<archiver::CsvOutput>(stdout, samples));
+    if (json) owned.push_back(std::make_unique<archiver::JsonOutput>(stdout, samples));
+    if (stats) owned.push_back(std::make_unique<archiver::StatsOutput>(stdout, samples));
+    if (text) {
+      owned.push_back(std::make_unique<archiver::TextOutput>(stdout, f.samples == 0 ? -1 : samples));
+    }
     if (!f.plot.empty() || !f.html.empty()) {
       archiver::PlotOptions plot_options;
       plot_options.raw = f.raw;
       plot_options.zone = plan.zone;
       owned.push_back(
-          std::make_unique<archiver::PlotOutput>(f.plot, f.html, plot_options, f.samples));
+          std::make_unique<archiver::PlotOutput>(f.plot, f.html, plot_options, samples));
     }
     if (owned.empty() || summary) owned.push_back(std::make_unique<archiver::SummaryOutput>(stdout));
   }

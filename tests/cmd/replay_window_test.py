@@ -176,6 +176,20 @@ class ReplayWindowTest(unittest.TestCase):
                                   "-T", "+1min"])
         self.compare("win.counter", ["-z", "-r", "-t", "3sec", "-s", "12"])
 
+    def test_zero_samples(self):
+        # pmval -s 0: its header and no row, on a grid or not; pmrep -s 0 is
+        # every sample, and so is replay's CSV.
+        self.compare("win.counter", ["-z", "-t", "3sec", "-s", "0"], min_rows=0)
+        self.compare("win.counter", ["-z", "-s", "0"], min_rows=0)
+        every = cmdtest.run([MMVLOG, "replay", "-o", "csv", "-a", self.base, "-t", "3sec",
+                             "win.counter"])
+        zero = cmdtest.run([MMVLOG, "replay", "-o", "csv", "-a", self.base, "-t", "3sec",
+                            "-s", "0", "win.counter"])
+        self.assertEqual(zero.stdout, every.stdout)
+        self.assertGreater(len(every.stdout.splitlines()), 10)
+        text = our_rows(self.base, "win.counter", ["-z", "-t", "3sec"])
+        self.assertGreater(len(text), 10, "without -s: every row")
+
 
 if __name__ == "__main__":
     unittest.main()

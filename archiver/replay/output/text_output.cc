@@ -84,6 +84,7 @@ void TextOutput::Begin(const ReplayHeader& header) {
 }
 
 bool TextOutput::TakeRow(const Row& row) {
+  if (max_ < 0) return false;  // pmval -s 0: the header, no row
   if (row.mark) {
     // pmval -U at a <mark> (pmval.c getvals): a line of its own, one of
     // -s's iterations, and every rate starts again.

@@ -27,6 +27,8 @@ namespace mmvlog::archiver {
 
 class TextOutput : public Output {
  public:
+  // At most `max_iterations` of pmval's (0: all; negative: none, as
+  // pmval -s 0 prints only its header).
   TextOutput(std::FILE* to, int64_t max_iterations) : text_(to), max_(max_iterations) {}
 
   void Begin(const ReplayHeader& header) override;
