@@ -27,7 +27,8 @@ CPU is user + system from wait4(2) of each process (all its threads), from
 exec to exit; samples are what each says it wrote. A round runs each --tool
 then the floor, back to back, so all see the same machine; R rounds (default
 3). With --together a round starts each tool and the floor at once, so all
-see the same seconds of the machine: on this shared VM the speed of the
+see the same seconds of the machine (their starts a fraction of the
+interval apart, so that their ticks interleave): on this shared VM the speed of the
 machine moves by up to 2x from one 10 s run to the next (the floor alone
 took 52-101 ms of CPU in five back-to-back rounds), and at ~1% of a core
 each, three recorders on two cores rarely wait for each other. Printed: CPU per sample of each, each round's ratio floor / tool (1.0
@@ -59,6 +60,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 import bench_tools
 
@@ -188,11 +190,16 @@ def main():
                 if args.floor_write_behind == "on":
                     cmd.append("--write-behind")
                 cmd += [mmv_file, floor_out, str(args.interval_ms * 1000), str(args.seconds)]
-                # --together: every tool and the floor at once.
+                # --together: every tool and the floor at once, their
+                # starts a fraction of the interval apart so that their ticks
+                # do not all fall in the same millisecond.
+                stagger = args.interval_ms / 1000.0 / (len(tool_names) + 1)
                 floor = start(cmd) if args.together else None
                 runs = []
                 for t in tool_names:
                     arch = os.path.join(work, "arch%d-%d-%s" % (n, r, t))
+                    if args.together:
+                        time.sleep(stagger)
                     runs.append((t, arch, start_tool(tools, t, args, d, arch)))
                     if not args.together:
                         runs[-1] = (t, arch, finish_tool(runs[-1][2], t))
