@@ -216,8 +216,12 @@ class PmloggerConfigTest(unittest.TestCase):
                           for k in sorted(set(pc) | set(mc), key=str))
         self.assertEqual(sorted(pc, key=str), sorted(mc, key=str),
                          "metric-instances differ\n" + table + "\n" + p_log + m_err.decode())
+        # Each runs -T from its own start, and the two start apart (under
+        # ASan on a loaded machine mmvlog's start took 0.5 s longer: 18 of
+        # 20 samples at 250 ms): counts agree within a tenth, plus one. The
+        # cadences themselves are stated exactly by the callers.
         for k in pc:
-            self.assertLessEqual(abs(pc[k] - mc[k]), 1, "%s\n%s" % (k, table))
+            self.assertLessEqual(abs(pc[k] - mc[k]), 1 + pc[k] // 10, "%s\n%s" % (k, table))
         return pc, pv, mc, mv, m_err.decode()
 
     def test_cadences_once_instances_and_pmcpp(self):
