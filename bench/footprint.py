@@ -28,10 +28,11 @@ exec to exit; samples are what each says it wrote. A round runs each --tool
 then the floor, back to back, so all see the same machine; R rounds (default
 3). With --together a round starts each tool and the floor at once, so all
 see the same seconds of the machine (their starts a fraction of the
-interval apart, so that their ticks interleave): on this shared VM the speed of the
-machine moves by up to 2x from one 10 s run to the next (the floor alone
-took 52-101 ms of CPU in five back-to-back rounds), and at ~1% of a core
-each, three recorders on two cores rarely wait for each other. Printed: CPU per sample of each, each round's ratio floor / tool (1.0
+interval apart, so that their ticks interleave): on this shared VM the
+speed of the machine moves by up to 2x from one 10 s run to the next (the
+floor alone took 52-101 ms of CPU in five back-to-back rounds), and at ~1%
+of a core each, three recorders on two cores rarely wait for each other.
+Printed: CPU per sample of each, each round's ratio floor / tool (1.0
 would be the tool at the floor) and the median ratio per tool, and each
 tool's ticks late or missed. On a shared 2-vCPU machine one run moves by
 15-20%, the median of the rounds much less.
@@ -200,9 +201,9 @@ def main():
                     arch = os.path.join(work, "arch%d-%d-%s" % (n, r, t))
                     if args.together:
                         time.sleep(stagger)
-                    runs.append((t, arch, start_tool(tools, t, args, d, arch)))
-                    if not args.together:
-                        runs[-1] = (t, arch, finish_tool(runs[-1][2], t))
+                    p = start_tool(tools, t, args, d, arch)
+                    # Back to back: each ends before the next starts.
+                    runs.append((t, arch, p if args.together else finish_tool(p, t)))
                 for t, arch, run in runs:
                     cpu, samples, sched = finish_tool(run, t) if args.together else run
                     per[t] = 1e6 * cpu / max(samples, 1)

@@ -103,8 +103,9 @@ void AddReplayOptions(CLI::App* app, ReplayFlags* f) {
                   "(default: the recorded samples)")
       ->type_name("INTERVAL")
       ->group(kWindow);
-  app->add_option("-s,--samples", f->samples, "show at most this many samples (0: pmrep's all, but none in the "
-                  "text table, as pmval -s 0)")
+  app->add_option("-s,--samples", f->samples,
+                  "show at most this many samples (0: pmrep's all, but none in the text "
+                  "table, as pmval -s 0)")
       ->type_name("N")
       ->check(CLI::NonNegativeNumber)
       ->group(kWindow);
@@ -282,6 +283,7 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
     if (json) owned.push_back(std::make_unique<archiver::JsonOutput>(stdout, samples));
     if (stats) owned.push_back(std::make_unique<archiver::StatsOutput>(stdout, samples));
     if (text) {
+      // pmval -s 0: no row (TextOutput's negative count).
       owned.push_back(std::make_unique<archiver::TextOutput>(stdout, f.samples == 0 ? -1 : samples));
     }
     if (!f.plot.empty() || !f.html.empty()) {

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "archiver/store/posix_file.h"
 #include "archiver/store/writable_file.h"
 
 namespace mmvlog::archiver {
@@ -31,9 +32,6 @@ namespace mmvlog::archiver {
 class HeldFile final : public WritableFile {
  public:
   explicit HeldFile(std::unique_ptr<WritableFile> file) : file_(std::move(file)) {}
-  ~HeldFile() override;
-  HeldFile(const HeldFile&) = delete;
-  HeldFile& operator=(const HeldFile&) = delete;
 
   // From now on appends are kept back.
   void Hold();
@@ -53,13 +51,11 @@ class HeldFile final : public WritableFile {
   const std::string& path() const override { return file_->path(); }
 
  private:
-  void CloseMemfd();
-
   std::unique_ptr<WritableFile> file_;
   bool holding_ = false;
   uint64_t held_size_ = 0;
-  int memfd_ = -1;              // where held bytes wait, or -1: in heap_
-  std::vector<uint8_t> heap_;   // when there is no memfd
+  FileDescriptor memfd_;       // where held bytes wait; not valid: in heap_
+  std::vector<uint8_t> heap_;  // when there is no memfd
 };
 
 }  // namespace mmvlog::archiver
