@@ -15,8 +15,8 @@
 # MMV PMDA (pmda_mmv.so DSO for `pmlogger -o`, plus mmvdump). Everything, including its
 # own pcp.conf, run, tmp, log and var directories, lives under PREFIX; nothing of the
 # system's PCP is touched. Needs root for apt-get (only when a build dependency is
-# missing) and for writing PREFIX. Idempotent: exits at once when PREFIX/.built-7.2.0
-# exists. Any failure ends it with a non-zero status and the tail of the build log.
+# missing) and for writing PREFIX. Idempotent: exits at once when PREFIX/.built-7.2.0-tls
+# exists (an older build without TLS is rebuilt). Any failure ends it with a non-zero status and the tail of the build log.
 # (From the project session's ../shared/pcp7/build.sh, which was measured at 2m10s on
 # 2 cores from a clean PREFIX.)
 set -Eeuo pipefail
@@ -24,7 +24,7 @@ set -Eeuo pipefail
 VERSION=7.2.0
 TARBALL=${1:-}
 PREFIX=${2:-${MMVLOG_PCP7:-/opt/pcp7}}
-STAMP=$PREFIX/.built-$VERSION
+STAMP=$PREFIX/.built-$VERSION-tls   # -tls: pmproxy serves HTTPS (secure sockets: OpenSSL + SASL)
 MARKER=$PREFIX/.pcp7-prefix       # says "this directory is ours to clean"
 JOBS=${JOBS:-$(nproc)}
 LOG=/dev/null                     # becomes the build log once the work dir exists
@@ -61,8 +61,9 @@ fi
 # bison/flex: pmlogger's and libpcp's grammars; libuv1-dev: without it libpcp_web drops
 # the HTTP server, the push receiver and the key-server loading (pmproxy would be
 # useless); libssl-dev, zlib1g-dev, liblzma-dev: libpcp_web TLS, pmproxy gzip, .xz
-# archive reading (what Debian's own PCP build uses too).
-DEPS="gcc make pkg-config gawk bison flex libuv1-dev libssl-dev zlib1g-dev liblzma-dev xz-utils"
+# archive reading (what Debian's own PCP build uses too); libsasl2-dev: with OpenSSL it
+# turns on PCP's secure sockets, without which pmproxy serves no HTTPS.
+DEPS="gcc make pkg-config gawk bison flex libuv1-dev libssl-dev libsasl2-dev zlib1g-dev liblzma-dev xz-utils"
 missing=()
 for p in $DEPS; do
     dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii' || missing+=("$p")
@@ -98,8 +99,8 @@ cd "$SRC"
 # Debian's 6.0.3 ones. --disable-new-dtags writes DT_RPATH (not RUNPATH), which also
 # covers indirect dependencies and DSOs dlopen()ed by these programs (pmda_mmv.so) and
 # cannot be overridden by a stray LD_LIBRARY_PATH. All optional features that pull in
-# more dependencies or code (Qt, Perl, Python, systemd, SELinux, PMDAs, probes, secure
-# sockets) are turned off.
+# more dependencies or code (Qt, Perl, Python, systemd, SELinux, PMDAs, probes) are
+# turned off; secure sockets are on, so pmproxy serves HTTPS on its one port.
 # pmproxy and pmlogger run as daemons by root switch to PCP's usual "pcp" account
 # (Debian's pcp package creates it); without that account, to the builder's.
 user_opts=()
@@ -125,7 +126,7 @@ LDFLAGS="-Wl,-rpath,$PREFIX/lib -Wl,--disable-new-dtags" \
     --without-python3 --without-dstat-symlink --without-perfevent --without-pmdabpf \
     --without-pmdabpftrace --without-pmdajson --without-pmdamongodb --without-pmdamysql \
     --without-pmdanutcracker --without-pmdasnmp --without-pmdagfs2 --without-pmdastatsd \
-    --without-infiniband --without-static-probes --without-secure-sockets \
+    --without-infiniband --without-static-probes --with-secure-sockets=yes \
     >"$LOG" 2>&1
 grep -q '^HAVE_LIBUV *= *true' src/include/builddefs \
     || die "configure did not find libuv: pmproxy would have no HTTP server"

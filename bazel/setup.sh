@@ -6,7 +6,7 @@
 #   --pcp7 TARBALL  also build PCP 7.2.0 from its source tarball into /opt/pcp7 (or
 #                   $MMVLOG_PCP7) with bazel/pcp7_build.sh: the second oracle of the
 #                   tests in tests/pcp (tests/pcp/pcp7.py). A no-op once built (its
-#                   .built-7.2.0 stamp exists). Without it those tests skip, saying so;
+#                   .built-7.2.0-tls stamp exists). Without it those tests skip, saying so;
 #                   in CI ($MMVLOG_REQUIRE_PCP7=1) they fail.
 set -euo pipefail
 
@@ -94,7 +94,7 @@ if [[ -n "$pcp7_tarball" ]]; then
   # Its own build dependencies (bison, flex, libuv1-dev, ...) are installed by
   # the script, from Debian's archive, only when missing.
   pcp7_prefix=${MMVLOG_PCP7:-/opt/pcp7}
-  if [[ -e "$pcp7_prefix/.built-7.2.0" ]]; then
+  if [[ -e "$pcp7_prefix/.built-7.2.0-tls" ]]; then
     echo "setup: PCP 7.2.0 already built in $pcp7_prefix"
   else
     $SUDO env MMVLOG_PCP7="$pcp7_prefix" bash "$(dirname "$0")/pcp7_build.sh" "$pcp7_tarball" \
