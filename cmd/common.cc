@@ -14,6 +14,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "archiver/store/posix_file.h"
+#include "archiver/store/time_zone.h"
 
 namespace mmvlog::cmd {
 
@@ -67,7 +68,7 @@ void LogLine(archiver::LogLevel level, const std::string& message) {
                      : level == archiver::LogLevel::kWarning ? "warning"
                                                              : "error";
   std::fprintf(g_log != nullptr ? g_log : stderr, "%s %s: %s\n",
-               absl::FormatTime("%Y-%m-%d %H:%M:%E3S", absl::Now(), absl::LocalTimeZone()).c_str(),
+               absl::FormatTime("%Y-%m-%d %H:%M:%E3S", absl::Now(), archiver::LocalPcpTimeZone()).c_str(),
                name, message.c_str());
 }
 

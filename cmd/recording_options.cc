@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "archiver/record/host_identity.h"
+#include "archiver/store/time_zone.h"
 #include "cmd/cli.h"
 #include "cmd/common.h"
 #include "cmd/config_file.h"
@@ -225,12 +226,12 @@ absl::StatusOr<RecordingSetup> RecordingFromFlags(const RecordingFlags& f, absl:
   }
   if (!f.finish.empty()) {
     absl::StatusOr<absl::Time> until =
-        format::ParsePcpTime(f.finish, now, absl::InfiniteFuture(), absl::LocalTimeZone());
+        format::ParsePcpTime(f.finish, now, absl::InfiniteFuture(), archiver::LocalPcpTimeZone());
     if (!until.ok()) return bad("-T", until.status());
     if (*until <= now) {
       return absl::InvalidArgumentError(
           absl::StrCat("-T ", f.finish, ": ", absl::FormatTime("%Y-%m-%d %H:%M:%S", *until,
-                                                               absl::LocalTimeZone()),
+                                                               archiver::LocalPcpTimeZone()),
                        " has passed already"));
     }
     r.limits.until = *until;

@@ -27,10 +27,10 @@
 #include "archiver/replay/output/summary_output.h"
 #include "archiver/replay/output/text_output.h"
 #include "archiver/store/archive_reader.h"
+#include "archiver/store/time_zone.h"
 #include "cmd/cli.h"
 #include "cmd/common.h"
 #include "cmd/subcommand.h"
-#include "cmd/time_zone.h"
 #include "format/archive/archive_format.h"
 #include "format/text/pcp_interval.h"
 #include "format/text/pcp_time.h"
@@ -205,9 +205,9 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
     plan.interval = *d;
   }
   if (!f.timezone.empty() && f.hostzone) return UsageError("replay", "-z and -Z exclude each other");
-  plan.zone = absl::LocalTimeZone();
+  plan.zone = archiver::LocalPcpTimeZone();
   if (!f.timezone.empty()) {
-    absl::StatusOr<absl::TimeZone> zone = LoadPcpTimeZone(f.timezone);
+    absl::StatusOr<absl::TimeZone> zone = archiver::LoadPcpTimeZone(f.timezone);
     if (!zone.ok()) return UsageError("replay", absl::StrCat("-Z: ", zone.status().message()));
     plan.zone = *zone;
   } else if (f.utc_times) {
@@ -255,8 +255,8 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
     // $TZ), as libpcp's pmNewContextZone takes it; the v3 zoneinfo (the
     // host's /etc/localtime) only when the timezone cannot be read.
     const format::LogLabel& label = replay->archives().archives().front().label;
-    absl::StatusOr<absl::TimeZone> zone = LoadPcpTimeZone(label.timezone);
-    if (!zone.ok() && !label.zoneinfo.empty()) zone = LoadPcpTimeZone(label.zoneinfo);
+    absl::StatusOr<absl::TimeZone> zone = archiver::LoadPcpTimeZone(label.timezone);
+    if (!zone.ok() && !label.zoneinfo.empty()) zone = archiver::LoadPcpTimeZone(label.zoneinfo);
     if (!zone.ok()) return Fail(absl::StrCat("-z: ", zone.status().message()));
     plan.zone = *zone;
   }

@@ -58,6 +58,7 @@ absl::Status CheckSameDesc(const format::Desc& was, const std::string& was_in,
 absl::StatusOr<ColumnSet> ColumnSet::Build(const ArchiveSet& archives,
                                            const Selection& selection) {
   ColumnSet set;
+  set.instances_chosen_ = !selection.instances.empty();
   absl::flat_hash_set<std::string> matched;
   // Every descriptor met so far, chosen or not, and the archive it came from.
   absl::flat_hash_map<uint32_t, std::pair<format::Desc, std::string>> described;

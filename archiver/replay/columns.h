@@ -66,6 +66,9 @@ class ColumnSet {
   const std::map<uint32_t, std::string>& param_names() const { return param_names_; }
   // -i names that matched no instance of a chosen metric.
   const std::vector<std::string>& unmatched_instances() const { return unmatched_; }
+  // Whether -i chose instances (else every instance the metadata names has
+  // a column).
+  bool instances_chosen() const { return instances_chosen_; }
 
  private:
   std::vector<Column> columns_;
@@ -74,6 +77,7 @@ class ColumnSet {
   absl::flat_hash_map<uint64_t, size_t> column_of_;
   std::map<uint32_t, std::string> param_names_;
   std::vector<std::string> unmatched_;
+  bool instances_chosen_ = false;
 };
 
 }  // namespace mmvlog::archiver

@@ -16,6 +16,7 @@ namespace mmvlog::archiver {
 // without a look-up.
 struct SampleStream::PmidInfo {
   bool chosen = false;
+  bool singular = false;  // PM_INDOM_NULL: its one value, whatever instance it names
   int32_t type = 0;
   ValueKind kind = kString;
   std::vector<int32_t> last_inst;
@@ -95,6 +96,7 @@ SampleStream::PmidInfo& SampleStream::Pmid(uint32_t pmid) {
     if (d != nullptr) {
       p.type = d->type;
       p.kind = KindOfType(d->type);
+      p.singular = d->indom == format::kIndomNull;
     }
   }
   return *it->second;
@@ -105,16 +107,22 @@ bool SampleStream::Decode(const format::DecodedResult& r) {
   sample_.mark = r.is_mark();
   sample_.virtual_mark = false;
   sample_.chosen = false;
+  sample_.listed = false;
+  sample_.record = &r;
   sample_.values.clear();
   sample_.strings.clear();
   for (const format::DecodedValueSet& set : r.sets) {
-    if (set.numval <= 0) continue;
     PmidInfo& p = Pmid(set.pmid);
     if (!p.chosen) continue;
+    sample_.listed = true;
     for (size_t k = 0; k < set.values.size(); ++k) {
       const format::DecodedValue& v = set.values[k];
       ptrdiff_t column;
-      if (k < p.last_inst.size() && p.last_inst[k] == v.inst) {
+      if (p.singular) {
+        // libpcp ignores the instance of a singular metric's value: archives
+        // of the 1990s wrote 0 there, not PM_IN_NULL.
+        column = columns_.Find(set.pmid, format::kInNull);
+      } else if (k < p.last_inst.size() && p.last_inst[k] == v.inst) {
         column = p.last_column[k];
       } else {
         column = columns_.Find(set.pmid, v.inst);
@@ -222,6 +230,8 @@ const Sample* SampleStream::Next() {
           sample_.mark = true;
           sample_.virtual_mark = true;
           sample_.chosen = false;
+          sample_.listed = false;
+          sample_.record = nullptr;
           sample_.values.clear();
           sample_.strings.clear();
           if (seek_from_ && !checked_) mark_seen_ = true;

@@ -49,8 +49,12 @@ struct Sample {
   bool mark = false;          // a <mark> record, or the join of two archives
   bool virtual_mark = false;  // the join
   bool chosen = false;        // holds a value of a chosen column
+  bool listed = false;        // holds a set of a chosen metric, values or not
   std::vector<SampleValue> values;  // the chosen columns', in record order
   std::vector<std::string> strings;
+  // The record itself (nullptr for the join of two archives), valid until
+  // the next sample: what the dump shows, sets without values included.
+  const format::DecodedResult* record = nullptr;
 };
 
 class SampleStream {

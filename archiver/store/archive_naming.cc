@@ -1,37 +1,22 @@
 #include "archiver/store/archive_naming.h"
 
-#include <time.h>
-
 #include <string>
+
+#include "archiver/store/time_zone.h"
 
 namespace mmvlog::archiver {
 namespace {
 
-struct tm Broken(absl::Time t, bool utc) {
-  ::tzset();
-  const time_t secs = absl::ToTimeT(t);
-  struct tm tm {};
-  if (utc) {
-    ::gmtime_r(&secs, &tm);
-  } else {
-    ::localtime_r(&secs, &tm);
-  }
-  return tm;
-}
+// The zone of names and periods: read again at every call, so a new $TZ is
+// honoured at the next rotation (PCP's pcp#1936 kept the old offset).
+absl::TimeZone Zone(bool utc) { return utc ? absl::UTCTimeZone() : LocalPcpTimeZone(); }
 
 }  // namespace
 
 std::string ArchiveNameFromTemplate(const std::string& name_template, absl::Time t, bool utc) {
-  const struct tm tm = Broken(t, utc);
-  // strftime's result is ambiguous when empty; a leading byte tells an
-  // empty expansion from one that did not fit.
-  const std::string format = "x" + name_template;
-  std::string out(format.size() * 4 + 64, '\0');
-  for (;;) {
-    const size_t n = ::strftime(out.data(), out.size(), format.c_str(), &tm);
-    if (n > 0) return out.substr(1, n - 1);
-    out.resize(out.size() * 2);
-  }
+  // Whole seconds, as strftime(3) sees them (FormatTime passes every
+  // conversion it does not know to strftime).
+  return absl::FormatTime(name_template, absl::FromUnixSeconds(absl::ToUnixSeconds(t)), Zone(utc));
 }
 
 bool HasTimeConversions(const std::string& name_template) {
@@ -45,12 +30,12 @@ bool HasTimeConversions(const std::string& name_template) {
 
 absl::Time NextPeriodStart(absl::Time t, absl::Duration period, bool utc) {
   if (period == absl::Hours(24)) {
-    struct tm tm = Broken(t, utc);
-    tm.tm_mday += 1;
-    tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
-    tm.tm_isdst = -1;  // let mktime decide: midnight may be in the other offset
-    const time_t next = utc ? ::timegm(&tm) : ::mktime(&tm);
-    return absl::FromTimeT(next);
+    // The next local midnight, as mktime(3) would place it: a skipped
+    // midnight is the first instant after the gap.
+    const absl::TimeZone zone = Zone(utc);
+    const absl::CivilDay next_day = absl::ToCivilDay(t, zone) + 1;
+    const absl::TimeZone::TimeInfo at = zone.At(absl::CivilSecond(next_day));
+    return at.kind == absl::TimeZone::TimeInfo::SKIPPED ? at.trans : at.pre;
   }
   absl::Duration rem;  // IDivDuration writes it: nullptr crashes
   const int64_t n = absl::IDivDuration(t - absl::UnixEpoch(), period, &rem) + 1;

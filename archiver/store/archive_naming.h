@@ -1,8 +1,9 @@
 // Archive names and periods, pmlogger_daily style: one archive per period
 // (a day by default) named after its local start time, "YYYYMMDD.HH.MM".
-// Local time is recomputed at every call (tzset), so a daylight-saving change
-// or a new TZ is honoured at the next rotation (PCP's pcp#1936 kept the old
-// offset). Pure apart from reading the time zone.
+// Local time is $TZ as PCP's tools read it (archiver/store/time_zone.h),
+// looked up at every call, so a daylight-saving change or a new TZ is
+// honoured at the next rotation (PCP's pcp#1936 kept the old offset). Pure
+// apart from reading the time zone.
 #ifndef MMVLOG_ARCHIVER_STORE_ARCHIVE_NAMING_H_
 #define MMVLOG_ARCHIVER_STORE_ARCHIVE_NAMING_H_
 

@@ -374,8 +374,10 @@ absl::StatusOr<ResultValue> ValueFromDecoded(const DecodedValue& v,
     return absl::InvalidArgumentError(
         absl::StrCat("instance ", v.inst, ": bad valfmt ", valfmt));
   }
+  // A block of type 0 is taken as the descriptor's type, as libpcp's
+  // pmExtractValue takes it: archives of the 1990s wrote such blocks.
   const bool type_ok =
-      v.block_type == (static_cast<uint32_t>(type) & 0xff) ||
+      v.block_type == (static_cast<uint32_t>(type) & 0xff) || v.block_type == 0 ||
       (IsAggregate(type) && IsAggregate(v.block_type));
   if (!type_ok || IsInsituType(type)) {
     return absl::InvalidArgumentError(
@@ -403,14 +405,15 @@ absl::StatusOr<ResultValue> ValueFromDecoded(const DecodedValue& v,
       if (absl::Status s = want_size(4); !s.ok()) return s;
       out.f64 = std::bit_cast<float>(LoadBig32(v.block.data()));
       return out;
-    case kTypeString:
-      if (v.block.empty() || v.block.back() != 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "instance ", v.inst, ": string value not NUL terminated"));
-      }
-      out.bytes.assign(reinterpret_cast<const char*>(v.block.data()),
-                       v.block.size() - 1);
+    case kTypeString: {
+      // The bytes up to the first NUL, or all of them: libpcp's
+      // pmExtractValue copies the block and terminates it, so a string
+      // stored without its NUL (PCP QA's value-test) reads as its bytes.
+      const auto* begin = reinterpret_cast<const char*>(v.block.data());
+      const auto* nul = static_cast<const char*>(std::memchr(begin, 0, v.block.size()));
+      out.bytes.assign(begin, nul != nullptr ? nul : begin + v.block.size());
       return out;
+    }
     default:
       out.bytes.assign(reinterpret_cast<const char*>(v.block.data()),
                        v.block.size());

@@ -56,7 +56,7 @@ inline bool FixedValueFromDecoded(const DecodedValue& v, int32_t valfmt,
     }
   }
   if ((valfmt != kValDptr && valfmt != kValSptr) || IsInsituType(type) ||
-      v.block_type != static_cast<uint32_t>(type)) {
+      (v.block_type != static_cast<uint32_t>(type) && v.block_type != 0)) {
     return false;
   }
   switch (type) {

@@ -4,10 +4,31 @@
 
 #include "absl/strings/str_cat.h"
 #include "archiver/replay/output/decoded_value.h"
-#include "format/json.h"
+#include "format/archive/archive_result.h"
 #include "format/archive/pm_desc_text.h"
+#include "format/archive/pm_error.h"
+#include "format/json.h"
 
 namespace mmvlog::archiver {
+namespace {
+
+// A value as the dump shows it: "value 5", "value \"text\"", or the reason
+// it cannot be read (the dump shows every value a record holds).
+std::string ValueText(const format::DecodedValue& v, int32_t valfmt, int32_t type,
+                      const ColumnSet& columns, absl::TimeZone zone) {
+  absl::StatusOr<format::ResultValue> r = format::ValueFromDecoded(v, valfmt, type);
+  if (!r.ok()) return absl::StrCat("unreadable value: ", r.status().message());
+  switch (KindOfType(type)) {
+    case kInt: return absl::StrCat("value ", r->i64);
+    case kUint: return absl::StrCat("value ", r->u64);
+    case kDouble: return absl::StrCat("value ", format::JsonNumber(r->f64));
+    default:
+      return IsDecodedType(type) ? DecodedValueText(type, r->bytes, columns.param_names(), zone)
+                                 : absl::StrCat("value ", format::JsonString(r->bytes));
+  }
+}
+
+}  // namespace
 
 void DumpOutput::Record(const Sample& s) {
   std::string& o = text_.buffer();
@@ -15,29 +36,39 @@ void DumpOutput::Record(const Sample& s) {
     absl::StrAppend(&o, TimeText(s.time, header_.zone, 9), "  <mark>\n");
     return;
   }
-  if (!s.chosen) return;
-  absl::StrAppend(&o, TimeText(s.time, header_.zone, 9), "  ", s.values.size(), " values\n");
+  if (!s.listed || s.record == nullptr) return;
   const ColumnSet& columns = *header_.columns;
-  for (const SampleValue& v : s.values) {
-    const Column& col = columns.columns()[v.column];
-    const int32_t type = columns.desc(v.column).type;
-    std::string value;
-    switch (v.kind) {
-      case kInt: value = absl::StrCat("value ", static_cast<int64_t>(v.bits)); break;
-      case kUint: value = absl::StrCat("value ", v.bits); break;
-      case kDouble: value = absl::StrCat("value ", format::JsonNumber(std::bit_cast<double>(v.bits))); break;
-      case kString:
-        value = IsDecodedType(type)
-                    ? DecodedValueText(type, s.strings[v.bits], columns.param_names(), header_.zone)
-                    : absl::StrCat("value ", format::JsonString(s.strings[v.bits]));
-        break;
-      case kNoValue: continue;
+  std::string lines;
+  size_t count = 0;
+  for (const format::DecodedValueSet& set : s.record->sets) {
+    const ptrdiff_t metric = columns.MetricOf(set.pmid);
+    if (metric < 0) continue;
+    const ReplayMetric& m = columns.metrics()[metric];
+    const std::string head = absl::StrCat("    ", format::PmidString(set.pmid), " (", m.name, ")");
+    if (set.numval == 0) {
+      absl::StrAppend(&lines, head, " no values\n");
+      continue;
     }
-    absl::StrAppend(&o, "    ", format::PmidString(col.pmid), " (",
-                    columns.metrics()[col.metric].name, ")",
-                    col.inst < 0 ? "" : absl::StrCat(" inst [", col.inst, " or \"", col.instance, "\"]"),
-                    " ", value, "\n");
+    if (set.numval < 0) {
+      absl::StrAppend(&lines, head, " error ", format::PmErrorText(set.numval), "\n");
+      continue;
+    }
+    const bool singular = m.desc.indom == format::kIndomNull;
+    for (const format::DecodedValue& v : set.values) {
+      std::string inst;
+      if (!singular) {
+        const ptrdiff_t column = columns.Find(set.pmid, v.inst);
+        if (column < 0 && columns.instances_chosen()) continue;  // not one of -i's instances
+        const std::string name = column < 0 ? "???" : columns.columns()[column].instance;
+        inst = column < 0 ? absl::StrCat(" inst [", v.inst, " or ???]")
+                          : absl::StrCat(" inst [", v.inst, " or \"", name, "\"]");
+      }
+      absl::StrAppend(&lines, head, inst, " ",
+                      ValueText(v, set.valfmt, m.desc.type, columns, header_.zone), "\n");
+      ++count;
+    }
   }
+  absl::StrAppend(&o, TimeText(s.time, header_.zone, 9), "  ", count, " values\n", lines);
   text_.MaybeFlush();
 }
 

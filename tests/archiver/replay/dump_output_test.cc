@@ -57,7 +57,7 @@ std::string Dump(const testing::Opened& o) {
   {
     DumpOutput out(f.file());
     out.Begin(testing::HeaderFor(o, false, std::nullopt));
-    for (const Sample& s : testing::AllSamples(o)) out.Record(s);
+    testing::ForEachSample(o, [&out](const Sample& s) { out.Record(s); });
     EXPECT_TRUE(out.End({}).ok());
   }
   return f.text();

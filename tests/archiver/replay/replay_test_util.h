@@ -316,11 +316,23 @@ inline std::unique_ptr<Opened> OpenArchives(const std::vector<std::string>& base
 }
 
 // Every sample of a whole read, copied.
+// Every sample, copied (without the record each points into, which lives
+// only until the next).
 inline std::vector<archiver::Sample> AllSamples(const Opened& o) {
   archiver::SampleStream s(o.set.archives(), o.columns);
   std::vector<archiver::Sample> out;
-  while (const archiver::Sample* x = s.Next()) out.push_back(*x);
+  while (const archiver::Sample* x = s.Next()) {
+    out.push_back(*x);
+    out.back().record = nullptr;
+  }
   return out;
+}
+
+// Gives `f` every sample as the stream has it (its record included).
+template <typename F>
+void ForEachSample(const Opened& o, F f) {
+  archiver::SampleStream s(o.set.archives(), o.columns);
+  while (const archiver::Sample* x = s.Next()) f(*x);
 }
 
 // A -t grid from `origin` (seconds after t = 0) every `step` seconds, as
