@@ -112,7 +112,7 @@ def main():
     ap.add_argument("--interval-ms", type=int, default=100)
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
-    if not os.path.exists(os.path.join(PCP7, ".built-7.2.0")):
+    if not os.path.exists(os.path.join(PCP7, ".built-7.2.0-tls")):
         sys.exit("push_cost: PCP 7.2 is not in %s (bash bazel/setup.sh --pcp7 ...)" % PCP7)
     work = tempfile.mkdtemp(prefix="push_cost.", dir=os.environ.get("TMPDIR", "/tmp"))
     servers = []

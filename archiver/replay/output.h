@@ -49,6 +49,9 @@ class Output {
   virtual void Record(const Sample& /*s*/) {}
   // A row in the window. False once the output wants no more (its -s).
   virtual bool TakeRow(const Row& /*row*/) { return true; }
+  // Whether rows of records whose chosen metrics' sets hold no value
+  // (Row::empty_sets) are wanted: pmval's table shows them, pmrep's do not.
+  virtual bool WantsEmptyRows() const { return false; }
   // Writes what is left. Errors: the output could not be written.
   virtual absl::Status End(const ReplayEnd& end) = 0;
   // Writes what is buffered (following a recording: rows as they come).

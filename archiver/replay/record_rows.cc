@@ -21,7 +21,7 @@ RecordRows::RecordRows(const ColumnSet& columns, bool raw)
 }
 
 const Row* RecordRows::Take(const Sample& s) {
-  if (!s.chosen && !s.mark) return nullptr;
+  if (!s.listed && !s.mark) return nullptr;
   row_.Clear(columns_.size());
   row_.time = s.time;
   row_.mark = s.mark;
@@ -29,6 +29,15 @@ const Row* RecordRows::Take(const Sample& s) {
   if (s.mark) {
     prev_kind_.assign(prev_kind_.size(), kNoValue);  // nothing is rated across a gap
     return &row_;
+  }
+  if (s.record != nullptr) {
+    for (const format::DecodedValueSet& set : s.record->sets) {
+      if (set.numval > 0) continue;
+      const ptrdiff_t m = columns_.MetricOf(set.pmid);
+      if (m < 0) continue;
+      row_.empty_sets.resize(columns_.metrics().size(), kNotEmpty);
+      row_.empty_sets[m] = set.numval == 0 ? kEmptySet : kErrorSet;
+    }
   }
   const int64_t now_ns = absl::ToUnixNanos(format::ToAbslTime(s.time));
   for (const SampleValue& v : s.values) {

@@ -1,5 +1,7 @@
 // Rows at the recorded samples (replay without -t, as pmrep -u shows
-// them): one row per record holding a chosen value, and one per <mark>.
+// them): one row per record holding a chosen value, and one per <mark>;
+// a record holding only a chosen metric's set without values is a row
+// without values, its empty_sets saying which (pmval -U shows it).
 // Counters (unless raw) are shown as a rate per second against the
 // column's previous value, (v - previous) / seconds between the two, with
 // no rate across a <mark> and none when the counter went down (a reset,

@@ -16,6 +16,9 @@
 
 namespace mmvlog::archiver {
 
+// A metric's set in a record that holds no value (Row::empty_sets).
+enum EmptySet : uint8_t { kNotEmpty = 0, kEmptySet, kErrorSet };
+
 // What a cell shows as a number.
 enum NumberState : uint8_t {
   kNoNumber = 0,     // no value, a string, or no rate (first sample, a gap)
@@ -32,6 +35,10 @@ struct Row {
   std::vector<std::string> strings;
   std::vector<uint8_t> shown;  // per column, NumberState
   std::vector<double> numbers;
+  // Rows at the records: per metric, whether the record holds its set
+  // without values (kEmptySet: numval 0; kErrorSet: a PCP error). Empty
+  // elsewhere. A row with no value and no mark is one of these.
+  std::vector<uint8_t> empty_sets;
 
   ValueKind kind(size_t c) const { return static_cast<ValueKind>(kinds[c]); }
   bool has(size_t c) const { return kinds[c] != kNoValue; }
@@ -43,6 +50,7 @@ struct Row {
     shown.assign(width, kNoNumber);
     numbers.resize(width);
     strings.clear();
+    empty_sets.clear();
   }
   size_t ValueCount() const {
     size_t n = 0;

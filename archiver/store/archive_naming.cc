@@ -3,6 +3,7 @@
 #include <string>
 
 #include "archiver/store/time_zone.h"
+#include "format/text/pcp_time.h"
 
 namespace mmvlog::archiver {
 namespace {
@@ -30,12 +31,9 @@ bool HasTimeConversions(const std::string& name_template) {
 
 absl::Time NextPeriodStart(absl::Time t, absl::Duration period, bool utc) {
   if (period == absl::Hours(24)) {
-    // The next local midnight, as mktime(3) would place it: a skipped
-    // midnight is the first instant after the gap.
+    // The next local midnight, as mktime(3) places it.
     const absl::TimeZone zone = Zone(utc);
-    const absl::CivilDay next_day = absl::ToCivilDay(t, zone) + 1;
-    const absl::TimeZone::TimeInfo at = zone.At(absl::CivilSecond(next_day));
-    return at.kind == absl::TimeZone::TimeInfo::SKIPPED ? at.trans : at.pre;
+    return format::FromCivilAsMktime(absl::CivilSecond(absl::ToCivilDay(t, zone) + 1), zone);
   }
   absl::Duration rem;  // IDivDuration writes it: nullptr crashes
   const int64_t n = absl::IDivDuration(t - absl::UnixEpoch(), period, &rem) + 1;

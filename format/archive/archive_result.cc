@@ -395,7 +395,7 @@ absl::StatusOr<ResultValue> ValueFromDecoded(const DecodedValue& v,
     case kTypeU64:
     case kTypeDouble: {
       if (absl::Status s = want_size(8); !s.ok()) return s;
-      const uint64_t bits = LoadBig64(v.block.data());
+      const uint64_t bits = BlockBits64(v);
       if (type == kType64) out.i64 = static_cast<int64_t>(bits);
       if (type == kTypeU64) out.u64 = bits;
       if (type == kTypeDouble) out.f64 = std::bit_cast<double>(bits);
@@ -403,7 +403,7 @@ absl::StatusOr<ResultValue> ValueFromDecoded(const DecodedValue& v,
     }
     case kTypeFloat:
       if (absl::Status s = want_size(4); !s.ok()) return s;
-      out.f64 = std::bit_cast<float>(LoadBig32(v.block.data()));
+      out.f64 = std::bit_cast<float>(BlockBits32(v));
       return out;
     case kTypeString: {
       // The bytes up to the first NUL, or all of them: libpcp's

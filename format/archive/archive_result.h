@@ -25,6 +25,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "format/archive/archive_format.h"
+#include "format/endian.h"
 #include "format/archive/archive_types.h"
 
 namespace mmvlog::format {
@@ -91,6 +92,20 @@ struct DecodedValue {
   // without padding.
   std::span<const uint8_t> block;
 };
+
+// The bits of an 8- or 4-byte value block. A block of type 0 (archives of
+// the 1990s, rewritten on little-endian hosts) is in the writer's host
+// order: libpcp does not convert it from network order (its
+// __ntohpmValueBlock converts by type), so pmval, pmrep and every libpcp
+// client read it as the host's (PCP QA's 960624.08.17_v2: disk.all.write
+// 677360 there, where pmdumplog prints the bytes in network order).
+// REQUIRES: v.block.size() is 8 (BlockBits64) or 4 (BlockBits32).
+inline uint64_t BlockBits64(const DecodedValue& v) {
+  return v.block_type == 0 ? LoadNative<uint64_t>(v.block.data()) : LoadBig64(v.block.data());
+}
+inline uint32_t BlockBits32(const DecodedValue& v) {
+  return v.block_type == 0 ? LoadNative<uint32_t>(v.block.data()) : LoadBig32(v.block.data());
+}
 
 struct DecodedValueSet {
   uint32_t pmid = 0;

@@ -64,7 +64,7 @@ inline bool FixedValueFromDecoded(const DecodedValue& v, int32_t valfmt,
     case kTypeU64:
     case kTypeDouble: {
       if (v.block.size() != 8) return false;
-      const uint64_t bits = LoadBig64(v.block.data());
+      const uint64_t bits = BlockBits64(v);
       if (type == kType64) out->i64 = static_cast<int64_t>(bits);
       if (type == kTypeU64) out->u64 = bits;
       if (type == kTypeDouble) out->f64 = std::bit_cast<double>(bits);
@@ -72,7 +72,7 @@ inline bool FixedValueFromDecoded(const DecodedValue& v, int32_t valfmt,
     }
     case kTypeFloat:
       if (v.block.size() != 4) return false;
-      out->f64 = std::bit_cast<float>(LoadBig32(v.block.data()));
+      out->f64 = std::bit_cast<float>(BlockBits32(v));
       return true;
     default:
       return false;

@@ -180,12 +180,32 @@ bool ParseCtime(absl::string_view text, Broken* out) {
   return true;
 }
 
+}  // namespace
+
+absl::Time FromCivilAsMktime(absl::CivilSecond cs, absl::TimeZone zone) {
+  const absl::TimeZone::TimeInfo at = zone.At(cs);
+  if (at.kind != absl::TimeZone::TimeInfo::REPEATED) return at.pre;
+  // glibc's mktime searches from the civil time read as UTC, moving by the
+  // difference between the civil time wanted and the one it finds, and
+  // returns the first occurrence it lands on: the earlier one west of
+  // Greenwich, the later one at or east of it.
+  absl::Time t = absl::FromCivil(cs, absl::UTCTimeZone());
+  for (int step = 0; step < 8; ++step) {
+    const int64_t diff = cs - zone.At(t).cs;
+    if (diff == 0) return t;
+    t += absl::Seconds(diff);
+  }
+  return at.pre;
+}
+
+namespace {
+
 // A datetime with its high-order fields taken from `origin` and advanced
 // to the next match (__pmtimespecConvert).
 absl::Time Place(const Broken& b, absl::Time origin, absl::TimeZone zone) {
   if (b.year != kUnset) {
-    return absl::FromCivil(absl::CivilSecond(b.year, b.mon + 1, b.mday, b.hour, b.min, b.sec),
-                           zone) +
+    return FromCivilAsMktime(absl::CivilSecond(b.year, b.mon + 1, b.mday, b.hour, b.min, b.sec),
+                             zone) +
            absl::Nanoseconds(b.nsec);
   }
   const absl::CivilSecond now = zone.At(origin).cs;
@@ -208,7 +228,7 @@ absl::Time Place(const Broken& b, absl::Time origin, absl::TimeZone zone) {
     S = b.sec;
   }
   // CivilSecond normalizes (month 12 is January of the next year).
-  return absl::FromCivil(absl::CivilSecond(y, m + 1, d, H, M, S), zone) +
+  return FromCivilAsMktime(absl::CivilSecond(y, m + 1, d, H, M, S), zone) +
          absl::Nanoseconds(b.nsec);
 }
 

@@ -28,6 +28,14 @@
 
 namespace mmvlog::format {
 
+// The instant of wall-clock time `cs` in `zone` as mktime(3) with tm_isdst
+// -1 gives it (libpcp parses times with mktime): a time skipped by a
+// daylight-saving change is read with the offset before it (02:30 on a
+// night that jumps from 02:00 to 03:00 is 03:30), a repeated one as the
+// occurrence glibc's search finds first (01:30 PDT, not PST, as pmval and
+// pmrep start a -S @01:30 window in PST8PDT; 01:30 GMT in the UK).
+absl::Time FromCivilAsMktime(absl::CivilSecond cs, absl::TimeZone zone);
+
 // Parses one time. InvalidArgument naming the text and what is wrong.
 absl::StatusOr<absl::Time> ParsePcpTime(absl::string_view text, absl::Time origin_start,
                                         absl::Time origin_end, absl::TimeZone zone);

@@ -700,14 +700,20 @@ TEST(ValueFromDecoded, StringsReadAsLibpcpReadsThem) {
   }
 }
 
-TEST(ValueFromDecoded, BlockOfTypeZeroIsTheDescriptorsType) {
+TEST(ValueFromDecoded, BlockOfTypeZeroIsTheDescriptorsTypeInHostOrder) {
   // Archives of the 1990s wrote pmValueBlocks with vtype 0; libpcp's
-  // pmExtractValue takes them as the descriptor's type (PCP QA's
-  // 960624.08.17_v2: disk.all.write, U64).
-  const uint8_t eight[8] = {0, 0, 0, 0, 0, 0, 1, 2};
+  // pmExtractValue takes them as the descriptor's type, and leaves their
+  // bytes in the order the writer's host had (PCP QA's 960624.08.17_v2:
+  // disk.all.write, U64, 677360 in pmval).
+  const uint8_t eight[8] = {0xf0, 0x55, 0x0a, 0, 0, 0, 0, 0};
   absl::StatusOr<ResultValue> got = ValueFromDecoded({1, 0, 0, eight}, kValDptr, kTypeU64);
   ASSERT_OK(got);
-  EXPECT_EQ(got->u64, 258u);
+  EXPECT_EQ(got->u64, LoadNative<uint64_t>(eight));
+  if constexpr (std::endian::native == std::endian::little) EXPECT_EQ(got->u64, 677360u);
+  // A typed block is in network order.
+  got = ValueFromDecoded({1, 0, kTypeU64, eight}, kValDptr, kTypeU64);
+  ASSERT_OK(got);
+  EXPECT_EQ(got->u64, 0xf0550a0000000000u);
 }
 
 TEST(ValueFromDecoded, AcceptsOldStyleInsituFloat) {

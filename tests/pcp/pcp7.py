@@ -32,7 +32,7 @@ _env = None
 
 def missing():
     """Why PCP 7.2 cannot be used here, or "" when it can."""
-    stamp = os.path.join(PREFIX, ".built-" + VERSION)
+    stamp = os.path.join(PREFIX, ".built-" + VERSION + "-tls")  # with secure sockets (HTTPS)
     if not os.path.exists(stamp):
         return ("PCP %s not found in %s (no %s): build it with "
                 "'bash bazel/setup.sh --pcp7 pcp-%s.tar.xz' (PCP's release tarball; "

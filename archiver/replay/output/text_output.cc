@@ -48,12 +48,7 @@ void TextOutput::Begin(const ReplayHeader& header) {
   const size_t metrics = columns.metrics().size();
   rate_.assign(metrics, 0);
   divisor_.assign(metrics, 1);
-  had_.assign(metrics, 0);
-  has_.assign(metrics, 0);
-  seen_.assign(metrics, 0);
-  rec_kind_.assign(columns.size(), kNoValue);
-  rec_bits_.assign(columns.size(), 0);
-  rec_real_.assign(columns.size(), 0);
+  loop_.assign(metrics, Loop{});
   prev_kind_.assign(columns.size(), kNoValue);
   prev_bits_.assign(columns.size(), 0);
   for (size_t m = 0; m < metrics; ++m) {
@@ -64,7 +59,6 @@ void TextOutput::Begin(const ReplayHeader& header) {
       const int s = u.scale_time;  // PM_TIME_NSEC 0 .. PM_TIME_HOUR 5
       divisor_[m] = s <= 3 ? std::pow(1000.0, 3 - s) : std::pow(60.0, 3 - s);
     }
-    if (rate_[m] && first_rate_ < 0) first_rate_ = static_cast<int>(m);
   }
   width_.clear();
   // As pmval: the value right after the time; with several columns each
@@ -83,125 +77,143 @@ void TextOutput::Begin(const ReplayHeader& header) {
   absl::StrAppend(&o, "\n", labels, "\n");
 }
 
-bool TextOutput::TakeRow(const Row& row) {
-  if (max_ < 0) return false;  // pmval -s 0: the header, no row
-  if (row.mark) {
-    // pmval -U at a <mark> (pmval.c getvals): a line of its own, one of
-    // -s's iterations, and every rate starts again.
-    std::fill(seen_.begin(), seen_.end(), 0);
-    std::fill(rec_kind_.begin(), rec_kind_.end(), kNoValue);
-    if (max_ > 0 && iterations_ >= max_) return false;
-    std::string& o = text_.buffer();
-    o += absl::FormatTime("%H:%M:%E3S", format::ToAbslTime(row.time), header_.zone);
-    o += "  Archive logging suspended\n";
-    ++iterations_;
-    return max_ == 0 || iterations_ < max_;
+TextOutput::Print TextOutput::Step(size_t m, Fetch f, bool* starts) {
+  Loop& l = loop_[m];
+  *starts = !l.second;
+  // getvals' own output for a fetch without values.
+  auto failed = [&l](Fetch f) {
+    if (f == kGotMark) {
+      l.reporting = false;
+      return kSuspended;
+    }
+    return f == kGotNoValues ? kNoValues : kNothing;  // an error goes to stderr
+  };
+  if (!l.have_prev) {
+    // The first fetch of an iteration, waiting for a value.
+    if (f != kGotValues) {
+      l.no_values = true;
+      return failed(f);
+    }
+    l.have_prev = true;
+    if (!rate_[m]) {
+      l.reporting = true;
+      return kValues;
+    }
+    const bool say = l.no_values || l.reporting;
+    l.no_values = false;
+    l.second = true;  // the rate's second value is fetched in this iteration
+    return say ? kNoValues : kNothing;
   }
-  if (max_ > 0 && iterations_ >= max_) return false;
+  l.second = false;
+  if (f != kGotValues) {
+    l.have_prev = false;
+    return failed(f);
+  }
+  l.reporting = true;
+  return kValues;
+}
+
+void TextOutput::AppendCells(const Row& row, size_t m, double real_now,
+                             std::vector<std::string>* cells) {
   const ColumnSet& columns = *header_.columns;
-  std::fill(has_.begin(), has_.end(), 0);
-  for (size_t c = 0; c < columns.size(); ++c) has_[columns.columns()[c].metric] |= row.has(c);
-  // Which metrics pmval prints a line of at this time.
-  std::vector<uint8_t> prints(has_.size());
-  bool any = false;
-  for (size_t m = 0; m < has_.size(); ++m) {
-    prints[m] = has_[m] && (!rate_[m] || (row.grid ? had_[m] : seen_[m]));
-    any |= prints[m];
-  }
-  if (!row.grid) {
-    for (size_t m = 0; m < has_.size(); ++m) seen_[m] |= has_[m];
-  }
-  // -s: pmval's iterations. A rate metric waiting for its first value takes
-  // that grid time and the next in one iteration.
-  bool iteration_ends = true;
-  if (row.grid && first_rate_ >= 0) {
-    const bool has = has_[first_rate_];
-    if (need_prev_ && has && !pending_pair_) {
-      pending_pair_ = true;
-      iteration_ends = false;
-      need_prev_ = false;
+  for (size_t c : columns.metrics()[m].columns) {
+    const int w = width_[c];
+    const ValueKind kind = row.kind(c);
+    std::string& cell = (*cells)[c];
+    if (kind == kNoValue) {
+      cell = RightAligned("?", w);
+    } else if (kind == kString) {
+      cell = RightAligned(absl::StrCat("\"", row.text(c), "\""), w);
+    } else if (rate_[m]) {
+      // pmval's printrate: the difference of the two values as doubles over
+      // the seconds between the two fetches as pmtimespecToReal gives them
+      // (an exact rate can print 30.02 where pmval prints 30.01).
+      const ValueKind pk = static_cast<ValueKind>(prev_kind_[c]);
+      if (pk == kNoValue) {
+        cell = RightAligned("?", w);
+      } else {
+        const double v = NumberOf(kind, row.bits[c]) - NumberOf(pk, prev_bits_[c]);
+        cell = RealText(v / (divisor_[m] * (real_now - loop_[m].prev_real)), w, true);
+      }
+    } else if (kind == kDouble) {
+      // As pmval's printreal: a negative counter (even raw) is "!".
+      cell = RealText(std::bit_cast<double>(row.bits[c]), w,
+                      columns.desc(c).sem == format::kSemCounter);
+    } else if (kind == kInt) {
+      cell = absl::StrFormat("%*d", w, static_cast<int64_t>(row.bits[c]));
     } else {
-      pending_pair_ = false;
-      need_prev_ = !has;
+      cell = absl::StrFormat("%*u", w, row.bits[c]);
     }
   }
-  had_.swap(has_);
-  // pmval's rate (printrate): the difference of the two values as doubles
-  // over the time between the grid times as pmtimespecToReal gives them.
+}
+
+bool TextOutput::TakeRow(const Row& row) {
+  if (max_ < 0) return false;  // pmval -s 0: the header, no row
+  const ColumnSet& columns = *header_.columns;
+  const size_t metrics = loop_.size();
+  // Each metric's fetch at this row: at the records, only the metrics the
+  // record holds (pmval -U skips the others); on a grid, every metric.
+  std::vector<uint8_t> fetch(metrics, row.grid ? kGotNoValues : kNone);
+  if (row.mark) {
+    std::fill(fetch.begin(), fetch.end(), kGotMark);
+  } else {
+    for (size_t c = 0; c < columns.size(); ++c) {
+      if (row.has(c)) fetch[columns.columns()[c].metric] = kGotValues;
+    }
+    for (size_t m = 0; m < row.empty_sets.size() && m < metrics; ++m) {
+      if (fetch[m] == kNone && row.empty_sets[m] != kNotEmpty) {
+        fetch[m] = row.empty_sets[m] == kEmptySet ? kGotNoValues : kGotError;
+      }
+    }
+  }
+  // -s: pmval's loop checks its count before each iteration.
+  if (metrics > 0 && fetch[0] != kNone && !loop_[0].second && max_ > 0 && iterations_ >= max_) {
+    return false;
+  }
   const double real_now = static_cast<double>(
       row.time.sec + static_cast<long double>(row.time.nsec) / 1000000000.0L);
-  const double real_prev = static_cast<double>(
-      prev_time_.sec + static_cast<long double>(prev_time_.nsec) / 1000000000.0L);
-  if (any) {
-    any_row_ = true;
-    std::string& o = text_.buffer();
-    o += absl::FormatTime("%H:%M:%E3S", format::ToAbslTime(row.time), header_.zone);
-    for (size_t c = 0; c < columns.size(); ++c) {
-      const size_t m = columns.columns()[c].metric;
-      const int w = width_[c];
-      if (c > 0) o.push_back(' ');
-      const ValueKind kind = row.kind(c);
-      if (!prints[m] || kind == kNoValue) {
-        o += RightAligned("?", w);
-      } else if (kind == kString) {
-        o += RightAligned(absl::StrCat("\"", row.text(c), "\""), w);
-      } else if (rate_[m] && row.grid) {
-        const ValueKind pk = static_cast<ValueKind>(prev_kind_[c]);
-        if (pk == kNoValue) {
-          o += RightAligned("?", w);
-        } else {
-          const double v = NumberOf(kind, row.bits[c]) - NumberOf(pk, prev_bits_[c]);
-          o += RealText(v / (divisor_[m] * (real_now - real_prev)), w, true);
-        }
-      } else if (rate_[m]) {
-        const ValueKind pk = static_cast<ValueKind>(rec_kind_[c]);
-        if (row.shown[c] == kNegativeRate) {
-          o += RightAligned("!", w);
-        } else if (row.shown[c] == kNumber && pk != kNoValue) {
-          // pmval -U's printrate: the difference over the seconds between
-          // the two records as doubles (an exact rate can print 30.02
-          // where pmval prints 30.01).
-          const double v = NumberOf(kind, row.bits[c]) - NumberOf(pk, rec_bits_[c]);
-          o += RealText(v / (divisor_[m] * (real_now - rec_real_[c])), w, true);
-        } else if (row.shown[c] == kNumber) {
-          o += RealText(row.numbers[c] / divisor_[m], w, true);
-        } else {
-          o += RightAligned("?", w);
-        }
-      } else if (kind == kDouble) {
-        // As pmval's printreal: a negative counter (even raw) is "!".
-        o += RealText(std::bit_cast<double>(row.bits[c]), w,
-                      columns.desc(c).sem == format::kSemCounter);
-      } else if (kind == kInt) {
-        o += absl::StrFormat("%*d", w, static_cast<int64_t>(row.bits[c]));
-      } else {
-        o += absl::StrFormat("%*u", w, row.bits[c]);
+  std::vector<std::string> cells;
+  bool values = false, no_values = false, suspended = false;
+  for (size_t m = 0; m < metrics; ++m) {
+    if (fetch[m] == kNone) continue;
+    bool starts = false;
+    const Print p = Step(m, static_cast<Fetch>(fetch[m]), &starts);
+    if (m == 0 && starts) ++iterations_;
+    if (p == kValues) {
+      if (cells.empty()) cells.resize(columns.size());
+      AppendCells(row, m, real_now, &cells);
+      values = true;
+    }
+    no_values |= p == kNoValues;
+    suspended |= p == kSuspended;
+    if (fetch[m] == kGotValues) {
+      // This value is the previous one of the next fetch (pmval's rslt2).
+      for (size_t c : columns.metrics()[m].columns) {
+        prev_kind_[c] = row.kind(c) == kString ? kNoValue : row.kind(c);
+        prev_bits_[c] = row.bits[c];
       }
+      loop_[m].prev_real = real_now;
+    }
+  }
+  std::string& o = text_.buffer();
+  const std::string time = absl::FormatTime("%H:%M:%E3S", format::ToAbslTime(row.time), header_.zone);
+  if (suspended) {
+    absl::StrAppend(&o, time, "  Archive logging suspended\n");
+  } else if (values) {
+    o += time;
+    for (size_t c = 0; c < columns.size(); ++c) {
+      if (c > 0) o.push_back(' ');
+      o += cells[c].empty() ? RightAligned("?", width_[c]) : cells[c];
     }
     if (columns.size() > 1) o.push_back(' ');
     o.push_back('\n');
-    text_.MaybeFlush();
+  } else if (no_values) {
+    absl::StrAppend(&o, time, "  No values available\n");
   }
-  if (!row.grid) {
-    for (size_t c = 0; c < columns.size(); ++c) {
-      const ValueKind k = row.kind(c);
-      if (k == kNoValue || k == kString) continue;
-      rec_kind_[c] = k;
-      rec_bits_[c] = row.bits[c];
-      rec_real_[c] = real_now;
-    }
-  }
-  if (row.grid) {
-    for (size_t c = 0; c < columns.size(); ++c) {
-      prev_kind_[c] = row.kind(c) == kString ? kNoValue : row.kind(c);
-      prev_bits_[c] = row.bits[c];
-    }
-    prev_time_ = row.time;
-  }
-  // At the records (pmval -U), -s counts the lines printed.
-  if (!row.grid) iteration_ends = any;
-  if (iteration_ends) ++iterations_;
-  return max_ == 0 || iterations_ < max_;
+  text_.MaybeFlush();
+  // The count is checked again before the next iteration; an iteration
+  // still waiting for its second fetch goes on.
+  return max_ == 0 || iterations_ < max_ || (metrics > 0 && loop_[0].second);
 }
 
 absl::Status TextOutput::End(const ReplayEnd& /*end*/) {

@@ -6,13 +6,18 @@
 // went down. Counters (unless raw) are rates as pmval shows them: a time
 // counter as a utilisation (seconds per second).
 //
-// Rows are the ones pmval prints: on a -t grid, a counter's rate needs a
-// value at this grid time and the one before, so its first grid time, and
-// the first after a gap, are no row (pmval's "No values available" lines,
-// and the line it prints nothing for, are left out); other metrics need a
-// value at the grid time. With several metrics, a row is printed when any
-// of them has one. -s counts pmval's iterations: a counter's first grid
-// time with a value and the one after it are one iteration.
+// Rows are the ones pmval prints, found as pmval finds them: each row (a
+// -t grid time, or a record holding the metric, or a <mark>) is one of its
+// fetches, and pmval's loop (pmval.c main) decides what it prints: a
+// value, "No values available" (no value at a grid time, a set without
+// values in a record, and a rate's first value after such a line or after
+// values were shown), "Archive logging suspended" at a <mark>, or nothing
+// (a rate's first value, a set holding a PCP error). A rate needs two
+// consecutive fetches with values. -s counts pmval's iterations: a rate's
+// first value and the fetch after it are one. With several metrics each
+// keeps its own state; a row shows the metrics that print a value ("?"
+// for the others), or "No values available" when none does but one says
+// so, and -s follows the first metric.
 #ifndef MMVLOG_ARCHIVER_REPLAY_OUTPUT_TEXT_OUTPUT_H_
 #define MMVLOG_ARCHIVER_REPLAY_OUTPUT_TEXT_OUTPUT_H_
 
@@ -35,40 +40,40 @@ class TextOutput : public Output {
   bool TakeRow(const Row& row) override;
   absl::Status End(const ReplayEnd& end) override;
   void Flush() override { text_.Flush(); }
+  bool WantsEmptyRows() const override { return true; }
 
   // pmval's printreal: `v` in a field `width` wide.
   static std::string RealText(double v, int width, bool counter);
 
  private:
+  // What pmval prints for one metric at one fetch.
+  enum Print : uint8_t { kNothing, kValues, kNoValues, kSuspended };
+  // A fetch's outcome for one metric.
+  enum Fetch : uint8_t { kNone, kGotValues, kGotNoValues, kGotError, kGotMark };
+  // pmval's loop state for one metric (pmval.c main and getvals).
+  struct Loop {
+    bool have_prev = false;  // havePrev
+    bool no_values = false;  // no_values
+    bool reporting = false;  // reporting
+    bool second = false;     // the next fetch is the second of an iteration
+    double prev_real = 0;    // the time of the value held, as a double
+  };
+  // Runs metric `m`'s loop on `f`; sets *starts when the fetch begins one of
+  // pmval's iterations.
+  Print Step(size_t m, Fetch f, bool* starts);
+  // The cells of metric `m`'s columns at `row` (rates against the value held).
+  void AppendCells(const Row& row, size_t m, double real_now, std::vector<std::string>* cells);
+
   OutputText text_;
   int64_t max_;
   int64_t iterations_ = 0;
   std::vector<int> width_;        // per column
   std::vector<uint8_t> rate_;     // per metric: a counter shown as a rate
   std::vector<double> divisor_;   // per metric: a time counter's rate to a utilisation
-  std::vector<uint8_t> had_;      // per metric: a value at the previous grid time
-  std::vector<uint8_t> has_;
-  // Per metric: a value in an earlier record since the start or the last
-  // <mark> (rows at the records, pmval -U: a rate's first record is only
-  // its previous value, not a line).
-  std::vector<uint8_t> seen_;
-  // Per column at the records: its previous number and that record's time
-  // as pmtimespecToReal gives it; pmval -U rates over these doubles (CSV
-  // and JSON keep RecordRows' exact rates).
-  std::vector<uint8_t> rec_kind_;
-  std::vector<uint64_t> rec_bits_;
-  std::vector<double> rec_real_;
-  // Per column, its value at the previous grid time (kNoValue: none), and
-  // that time: pmval rates a grid row itself, with its own arithmetic.
+  std::vector<Loop> loop_;        // per metric
+  // Per column, the value held as the previous one (pmval's rslt2).
   std::vector<uint8_t> prev_kind_;
   std::vector<uint64_t> prev_bits_;
-  format::Timestamp prev_time_;
-  // pmval's state for the first rate metric (for -s): waiting for a first
-  // value, whose grid time and the next are one iteration.
-  bool need_prev_ = true;
-  bool pending_pair_ = false;
-  int first_rate_ = -1;
-  bool any_row_ = false;
 };
 
 }  // namespace mmvlog::archiver

@@ -1,8 +1,8 @@
 // TextOutput (replay -o text): the rows pmval prints, byte for byte, for
 // the spec's archives: printreal's formats per type width, "?" for an
 // instance without a value, "!" for a counter going down, the rows pmval
-// leaves out (its "No values available" lines and the point it prints
-// nothing for), and -s counted as pmval's iterations. Expected lines are
+// prints "No values available" for and the points it prints nothing for,
+// and -s counted as pmval's iterations. Expected lines are
 // pmval's own output (6.0.3; 7.2 for instants), with its header removed.
 #include "archiver/replay/output/text_output.h"
 
@@ -147,21 +147,22 @@ TestArchive MarkArchive() {
   return a;
 }
 
-TEST(TextOutput, RowsPmvalLeavesOutAcrossAMark) {
+TEST(TextOutput, NoValuesAvailableAcrossAMarkAsPmvalPrintsIt) {
   const std::string base = MarkArchive().Write("text_mark");
-  // pmval -t 1 cnt: "No values available" at 6..10 (10 has a value, but
-  // the rate needs 9's), left out here.
+  // pmval -t 1 cnt (6.0.3, LOGIMPORT's copy of this archive): "No values
+  // available" at 6..10 (10 has a value, but the rate needs 9's).
   EXPECT_THAT(Rows(base, "cnt", 1, false),
               ElementsAre("22:00:01.000    10.00  ", "22:00:02.000    10.00  ", "22:00:03.000    10.00  ",
-                          "22:00:04.000    10.00  ", "22:00:05.000    10.00  ", "22:00:11.000    10.00  ",
-                          "22:00:12.000    10.00  ", "22:00:13.000    10.00  ", "22:00:14.000    10.00  ",
-                          "22:00:15.000    10.00  "));
-  // pmval -t 7 cnt prints only "22:00:07.000  No values available": no row.
-  EXPECT_THAT(Rows(base, "cnt", 7, false), ElementsAre());
+                          "22:00:04.000    10.00  ", "22:00:05.000    10.00  ", "22:00:06.000  No values available", "22:00:07.000  No values available", "22:00:08.000  No values available", "22:00:09.000  No values available", "22:00:10.000  No values available",
+                          "22:00:11.000    10.00  ", "22:00:12.000    10.00  ", "22:00:13.000    10.00  ",
+                          "22:00:14.000    10.00  ", "22:00:15.000    10.00  "));
+  // pmval -t 7 cnt prints only "22:00:07.000  No values available".
+  EXPECT_THAT(Rows(base, "cnt", 7, false), ElementsAre("22:00:07.000  No values available"));
   EXPECT_THAT(Rows(base, "str", 1, false),
               ElementsAre("22:00:00.000                 \"v0\"", "22:00:01.000                 \"v1\"",
                           "22:00:02.000                 \"v2\"", "22:00:03.000                 \"v3\"",
                           "22:00:04.000                 \"v4\"", "22:00:05.000                 \"v5\"",
+                          "22:00:06.000  No values available", "22:00:07.000  No values available", "22:00:08.000  No values available", "22:00:09.000  No values available",
                           "22:00:10.000                \"v10\"", "22:00:11.000                \"v11\"",
                           "22:00:12.000                \"v12\"", "22:00:13.000                \"v13\"",
                           "22:00:14.000                \"v14\"", "22:00:15.000                \"v15\""));
@@ -175,15 +176,16 @@ TEST(TextOutput, SamplesCountPmvalsIterations) {
   EXPECT_THAT(Rows(basic, "inst", 3, false, 3),
               ElementsAre("22:00:00.000          5", "22:00:03.000          5", "22:00:06.000         15"));
   const std::string mark = MarkArchive().Write("text_s_mark");
-  // pmval -t 1 -s 12 cnt: 6..9 use up iterations; 10 and 11 are one.
+  // pmval -t 1 -s 12 cnt: 6..9 are an iteration each; 10 and 11 are one.
   EXPECT_THAT(Rows(mark, "cnt", 1, false, 12),
               ElementsAre("22:00:01.000    10.00  ", "22:00:02.000    10.00  ", "22:00:03.000    10.00  ",
-                          "22:00:04.000    10.00  ", "22:00:05.000    10.00  ", "22:00:11.000    10.00  ",
-                          "22:00:12.000    10.00  ", "22:00:13.000    10.00  "));
+                          "22:00:04.000    10.00  ", "22:00:05.000    10.00  ", "22:00:06.000  No values available", "22:00:07.000  No values available", "22:00:08.000  No values available", "22:00:09.000  No values available", "22:00:10.000  No values available",
+                          "22:00:11.000    10.00  ", "22:00:12.000    10.00  ", "22:00:13.000    10.00  "));
   EXPECT_THAT(Rows(mark, "cnt", 1, false, 8),
               ElementsAre("22:00:01.000    10.00  ", "22:00:02.000    10.00  ", "22:00:03.000    10.00  ",
-                          "22:00:04.000    10.00  ", "22:00:05.000    10.00  "));
-  EXPECT_THAT(Rows(mark, "cnt", 3, false, 4), ElementsAre("22:00:03.000    10.00  ", "22:00:15.000    10.00  "));
+                          "22:00:04.000    10.00  ", "22:00:05.000    10.00  ", "22:00:06.000  No values available", "22:00:07.000  No values available", "22:00:08.000  No values available"));
+  EXPECT_THAT(Rows(mark, "cnt", 3, false, 4),
+              ElementsAre("22:00:03.000    10.00  ", "22:00:06.000  No values available", "22:00:09.000  No values available", "22:00:12.000  No values available", "22:00:15.000    10.00  "));
 }
 
 // arch/indom: a always, b until 15, c from 10; records every 5 s.
