@@ -103,6 +103,7 @@ int RunCapture(CaptureFlags& f, const Invocation& inv) {
     child = ::fork();
     if (child < 0) return Fail(absl::StrCat("fork: ", std::strerror(errno)));
     if (child == 0) {
+      ::signal(SIGPIPE, SIG_DFL);  // mmvlog ignores it; the command should not
       std::vector<char*> argv;
       for (const std::string& a : inv.command) argv.push_back(const_cast<char*>(a.c_str()));
       argv.push_back(nullptr);

@@ -15,6 +15,7 @@
 #include "absl/strings/strip.h"
 #include "archiver/store/posix_file.h"
 #include "archiver/store/time_zone.h"
+#include "cmd/cli.h"
 
 namespace mmvlog::cmd {
 
@@ -85,6 +86,20 @@ void InstallStopSignals() {
   sigaction(SIGTERM, &sa, nullptr);
   sa.sa_handler = OnHup;
   sigaction(SIGHUP, &sa, nullptr);
+}
+
+int FinishStandardOutput(const std::string& command, int rc) {
+  int err = 0;
+  if (std::fflush(stdout) != 0) {
+    err = errno;
+  } else if (std::ferror(stdout)) {
+    err = errno != 0 ? errno : EIO;  // an earlier write failed
+  }
+  // A command that failed has said why (a failed write among it).
+  if (err == 0 || err == EPIPE || rc != kExitOk) return rc;
+  std::fprintf(stderr, "mmvlog%s%s: write standard output: %s\n", command.empty() ? "" : " ",
+               command.c_str(), std::strerror(err));
+  return rc == kExitOk ? kExitFailure : rc;
 }
 
 bool ProcessGone(pid_t pid) {

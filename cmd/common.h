@@ -32,6 +32,13 @@ void LogLine(archiver::LogLevel level, const std::string& message);
 // opened.
 absl::Status SetLogFile(const std::string& path);
 
+// Flushes standard output at a command's end and gives its exit status:
+// `rc` when everything was written; when a write failed, "mmvlog COMMAND:
+// write standard output: <error>" on stderr and 1, as pmrep (pmval and
+// pmdumplog exit 0 on a full disk: a loss nobody hears of); when the reader
+// went away (EPIPE), `rc` quietly, as pmrep ends then.
+int FinishStandardOutput(const std::string& command, int rc);
+
 // Set by SIGINT/SIGTERM once InstallStopSignals() ran; SIGHUP sets
 // g_new_volume.
 extern std::atomic<bool> g_stop;

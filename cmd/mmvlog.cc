@@ -1,12 +1,14 @@
 // mmvlog: records PCP MMV metrics into PCP archives, with no PCP daemon.
 // main() picks the subcommand, parses only that subcommand's options and
 // runs it. Exit status: 0 success, 1 failure at run time, 2 usage error.
+#include <csignal>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "cmd/cli.h"
+#include "cmd/common.h"
 #include "cmd/subcommand.h"
 
 namespace mmvlog::cmd {
@@ -114,5 +116,9 @@ int RunCommandLine(const std::vector<std::string>& args) {
 }  // namespace mmvlog::cmd
 
 int main(int argc, char** argv) {
-  return mmvlog::cmd::RunCommandLine(std::vector<std::string>(argv + 1, argv + argc));
+  // A reader that goes away (mmvlog replay ... | head) is an EPIPE to handle,
+  // not a signal that kills mid-write.
+  std::signal(SIGPIPE, SIG_IGN);
+  const int rc = mmvlog::cmd::RunCommandLine(std::vector<std::string>(argv + 1, argv + argc));
+  return mmvlog::cmd::FinishStandardOutput(argc > 1 && argv[1][0] != '-' ? argv[1] : "", rc);
 }

@@ -303,7 +303,9 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
     std::fprintf(stderr, "mmvlog replay: warning: %s\n", line.c_str());
   };
   absl::Status status = replay->Run(plan, outputs, log, &report);
-  std::fflush(stdout);
+  if (std::fflush(stdout) != 0 && status.ok()) status = archiver::WriteError(errno, "standard output");
+  // A reader that went away (replay ... | head): quietly, as pmrep.
+  if (absl::IsCancelled(status)) return kExitOk;
   if (!report.window_warning.empty()) {
     std::fprintf(stderr, "mmvlog replay: warning: %s\n", report.window_warning.c_str());
   }

@@ -49,8 +49,9 @@ class Output {
   virtual void Record(const Sample& /*s*/) {}
   // A row in the window. False once the output wants no more (its -s).
   virtual bool TakeRow(const Row& /*row*/) { return true; }
-  // Whether rows of records whose chosen metrics' sets hold no value
-  // (Row::empty_sets) are wanted: pmval's table shows them, pmrep's do not.
+  // Whether rows at the records without values (records whose chosen
+  // metrics' sets hold none: Row::empty_sets) are wanted: pmval's table
+  // shows them, pmrep's outputs do not. Grid rows are always given.
   virtual bool WantsEmptyRows() const { return false; }
   // Writes what is left. Errors: the output could not be written.
   virtual absl::Status End(const ReplayEnd& end) = 0;
@@ -62,9 +63,15 @@ class Output {
 };
 
 // Text written to a stdio stream in large pieces.
+//
+// Every write is checked: the first failure sticks (ok() turns false and
+// nothing more is written), and Finish() reports it, naming the stream, so
+// a full disk ends replay with an error rather than a silent loss.
 class OutputText {
  public:
-  explicit OutputText(std::FILE* to) : to_(to) {}
+  // `name` says which stream it is in errors ("standard output").
+  explicit OutputText(std::FILE* to, std::string name = "standard output")
+      : to_(to), name_(std::move(name)) {}
   ~OutputText() { Flush(); }
   std::string& buffer() { return text_; }
   void Append(absl::string_view s) { text_.append(s.data(), s.size()); }
@@ -72,16 +79,24 @@ class OutputText {
   void MaybeFlush() {
     if (text_.size() >= (size_t{1} << 20)) Flush();
   }
-  void Flush() {
-    if (!text_.empty()) std::fwrite(text_.data(), 1, text_.size(), to_);
-    text_.clear();
-    std::fflush(to_);
-  }
+  // Writes what is buffered and flushes the stream.
+  void Flush();
+  // False once a write failed.
+  bool ok() const { return error_ == 0; }
+  // Flush(), then the first error: Cancelled when the reader went away
+  // (EPIPE: replay | head), else the errno's status naming the stream.
+  absl::Status Finish();
 
  private:
   std::FILE* to_;
+  std::string name_;
   std::string text_;
+  int error_ = 0;  // errno of the first failed write
 };
+
+// The status of a write to `what` that failed with `err`: Cancelled for
+// EPIPE (a reader that went away, which replay takes quietly, as pmrep).
+absl::Status WriteError(int err, absl::string_view what);
 
 // "2026-11-24 10:05:00.250" (digits 3) or with nanoseconds (digits 9).
 std::string TimeText(format::Timestamp t, absl::TimeZone zone, int digits = 3);

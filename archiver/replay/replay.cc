@@ -137,7 +137,7 @@ absl::Status Replay::Run(const ReplayPlan& plan, const std::vector<Output*>& out
   std::vector<uint8_t> active(outputs.size(), 1);
   size_t active_count = outputs.size();
   auto give = [&](const Row& row) {
-    const bool empty = !row.mark && row.ValueCount() == 0;
+    const bool empty = !row.grid && !row.mark && row.ValueCount() == 0;
     for (size_t i = 0; i < outputs.size(); ++i) {
       if (empty && !outputs[i]->WantsEmptyRows()) continue;
       if (active[i] && !outputs[i]->TakeRow(row)) {

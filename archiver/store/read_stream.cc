@@ -469,7 +469,16 @@ class PipeStream : public ReadStream {
     std::string arg_path = path_;
     char* argv[] = {const_cast<char*>("gzip"), const_cast<char*>("-dc"), const_cast<char*>("--"),
                     arg_path.data(), nullptr};
-    const int err = posix_spawnp(&pid_, "gzip", &fa, nullptr, argv, environ);
+    // gzip gets SIGPIPE's default back (mmvlog ignores it).
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t pipe_set;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    posix_spawnattr_setsigdefault(&attr, &pipe_set);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+    const int err = posix_spawnp(&pid_, "gzip", &fa, &attr, argv, environ);
+    posix_spawnattr_destroy(&attr);
     posix_spawn_file_actions_destroy(&fa);
     ::close(p[1]);
     if (err != 0) {

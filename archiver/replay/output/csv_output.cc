@@ -111,6 +111,7 @@ void CsvOutput::Begin(const ReplayHeader& header) {
 }
 
 bool CsvOutput::TakeRow(const Row& row) {
+  if (!text_.ok()) return false;  // a failed write: Finish() says so
   if (row.mark) return true;
   if (max_rows_ > 0 && rows_ >= max_rows_) return false;
   ++rows_;
@@ -144,8 +145,7 @@ bool CsvOutput::TakeRow(const Row& row) {
 }
 
 absl::Status CsvOutput::End(const ReplayEnd& /*end*/) {
-  text_.Flush();
-  return absl::OkStatus();
+  return text_.Finish();
 }
 
 }  // namespace mmvlog::archiver

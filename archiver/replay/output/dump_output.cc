@@ -73,8 +73,7 @@ void DumpOutput::Record(const Sample& s) {
 }
 
 absl::Status DumpOutput::End(const ReplayEnd& /*end*/) {
-  text_.Flush();
-  return absl::OkStatus();
+  return text_.Finish();
 }
 
 }  // namespace mmvlog::archiver

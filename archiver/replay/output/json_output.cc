@@ -18,6 +18,7 @@ void JsonOutput::Begin(const ReplayHeader& header) {
 }
 
 bool JsonOutput::TakeRow(const Row& row) {
+  if (!text_.ok()) return false;  // a failed write: Finish() says so
   if (!row.mark && max_rows_ > 0 && rows_ >= max_rows_) return false;
   std::string& o = text_.buffer();
   absl::StrAppend(&o, "{\"time\":", format::JsonString(TimeText(row.time, header_.zone, 9)),
@@ -54,8 +55,7 @@ bool JsonOutput::TakeRow(const Row& row) {
 }
 
 absl::Status JsonOutput::End(const ReplayEnd& /*end*/) {
-  text_.Flush();
-  return absl::OkStatus();
+  return text_.Finish();
 }
 
 }  // namespace mmvlog::archiver

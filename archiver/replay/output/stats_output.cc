@@ -42,8 +42,7 @@ absl::Status StatsOutput::End(const ReplayEnd& /*end*/) {
                           NumberText(r.sum / r.n), NumberText(r.hi), NumberText(r.last), r.n,
                           DisplayUnits(columns.desc(c), header_.raw));
   }
-  text_.Flush();
-  return absl::OkStatus();
+  return text_.Finish();
 }
 
 }  // namespace mmvlog::archiver

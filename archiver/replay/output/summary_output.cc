@@ -51,8 +51,7 @@ absl::Status SummaryOutput::End(const ReplayEnd& end) {
   absl::StrAppendFormat(&o, "  %-50s %-20s %-9s %-14s %9s %8s\n", "name", "type", "semantics", "units",
                         "instances", "values");
   o += lines;
-  text_.Flush();
-  return absl::OkStatus();
+  return text_.Finish();
 }
 
 }  // namespace mmvlog::archiver

@@ -148,6 +148,7 @@ void TextOutput::AppendCells(const Row& row, size_t m, double real_now,
 }
 
 bool TextOutput::TakeRow(const Row& row) {
+  if (!text_.ok()) return false;  // a failed write: Finish() says so
   if (max_ < 0) return false;  // pmval -s 0: the header, no row
   const ColumnSet& columns = *header_.columns;
   const size_t metrics = loop_.size();
@@ -217,8 +218,7 @@ bool TextOutput::TakeRow(const Row& row) {
 }
 
 absl::Status TextOutput::End(const ReplayEnd& /*end*/) {
-  text_.Flush();
-  return absl::OkStatus();
+  return text_.Finish();
 }
 
 }  // namespace mmvlog::archiver
