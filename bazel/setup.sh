@@ -10,12 +10,13 @@
 #                   in CI ($MMVLOG_REQUIRE_PCP7=1) they fail.
 set -euo pipefail
 
-# libcli11-dev: the command line (header-only CLI11); libjs-dygraphs: the
+# nlohmann-json3-dev: pmproxy's JSON replies read with a JSON parser
+# (header-only). libcli11-dev: the command line (header-only CLI11); libjs-dygraphs: the
 # charting library inlined into replay --html's pages; liblzma-dev, libbz2-dev,
 # zlib1g-dev (with libzstd-dev): reading archives PCP's tools compressed (xz,
 # lzma, bzip2, gzip, zstd); gzip decompresses .Z, as libpcp has it do.
 BUILD_PKGS=(bazel-bootstrap g++ libabsl-dev libzstd-dev zstd libgtest-dev googletest libbenchmark-dev
-            libcli11-dev libjs-dygraphs liblzma-dev libbz2-dev zlib1g-dev gzip)
+            libcli11-dev libjs-dygraphs liblzma-dev libbz2-dev zlib1g-dev gzip nlohmann-json3-dev)
 # chromium: tests/cmd/plot_test renders replay --plot's SVG and --html's page headless.
 # xz-utils, liblzma-dev: the xz baseline of bench/compress_bench.
 # man-db, groff-base: tests/cmd/man_test renders docs/mmvlog.1 with man -l.

@@ -4,12 +4,28 @@
 #include <cmath>
 
 #include "absl/strings/str_format.h"
+#include "format/utf8.h"
 
 namespace mmvlog::format {
 
 std::string JsonString(absl::string_view s) {
   std::string out = "\"";
-  for (unsigned char c : s) {
+  out.reserve(s.size() + 2);
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x80) {
+      // UTF-8 passes through; bytes that are not UTF-8 become U+FFFD.
+      size_t bad;
+      const size_t n = Utf8SequenceLength(s.substr(i), &bad);
+      if (n == 0) {
+        out += "\xEF\xBF\xBD";
+        i += bad;
+      } else {
+        out.append(s.data() + i, n);
+        i += n;
+      }
+      continue;
+    }
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -17,14 +33,13 @@ std::string JsonString(absl::string_view s) {
       case '\t': out += "\\t"; break;
       case '\r': out += "\\r"; break;
       default:
-        if (c < 0x20 || c >= 0x7f) {
-          // Non-ASCII is passed through as \u00XX: MMV strings carry no
-          // declared encoding, so keep every byte recoverable.
+        if (c < 0x20) {
           out += absl::StrFormat("\\u%04x", c);
         } else {
           out += static_cast<char>(c);
         }
     }
+    ++i;
   }
   out += '"';
   return out;

@@ -9,8 +9,9 @@
 
 namespace mmvlog::format {
 
-// `s` as a quoted JSON string; bytes below 0x20, '"' and '\\' are escaped,
-// bytes of 0x7f and above become \u00XX, so no byte is lost.
+// `s` as a quoted JSON string (RFC 8259): UTF-8 as it is, '"', '\\' and
+// bytes below 0x20 escaped, bytes that are not UTF-8 as U+FFFD
+// (format/utf8.h), so every JSON reader reads the characters written.
 std::string JsonString(absl::string_view s);
 
 // A double in the shortest form that reads back to the same value; NaN and

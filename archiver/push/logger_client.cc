@@ -2,13 +2,21 @@
 
 #include <cctype>
 
-#include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
+#include <cstdint>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "nlohmann/json.hpp"
 
 namespace mmvlog::archiver {
 namespace {
+
+// pmproxy's reply as JSON: an object, or null when it is not one (a JSON
+// parser, so any spelling of the same JSON reads the same).
+nlohmann::json ReplyObject(const std::string& body) {
+  nlohmann::json j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  return j.is_object() ? j : nlohmann::json();
+}
 
 // The query value as it goes in a URL (RFC 3986 unreserved kept).
 std::string QueryEscape(absl::string_view s) {
@@ -50,7 +58,9 @@ absl::StatusOr<std::string> LoggerClient::Call(const char* method, const std::st
                    r->body.empty() ? "" : ": ",
                    absl::StripAsciiWhitespace(r->body.substr(0, 200)));
   if (code >= 200 && code < 300) {
-    if (!absl::StrContains(r->body, "\"success\":true")) {
+    const nlohmann::json reply = ReplyObject(r->body);
+    const auto success = reply.is_object() ? reply.find("success") : reply.end();
+    if (success == reply.end() || !success->is_boolean() || !success->get<bool>()) {
       return absl::InvalidArgumentError(absl::StrCat(what, ": not pmproxy's logger API: ", answer));
     }
     ++posts_;
@@ -78,13 +88,13 @@ absl::StatusOr<uint32_t> LoggerClient::Label(std::span<const uint8_t> label) {
   if (!client_id_.empty()) absl::StrAppend(&target, sep, "client=", QueryEscape(client_id_));
   absl::StatusOr<std::string> body = Call("POST", target, label);
   if (!body.ok()) return body.status();
-  // {"archive":N,...}
-  const size_t at = body->find("\"archive\":");
+  // {"archive":N,"success":true}
+  const nlohmann::json reply = ReplyObject(*body);
+  const auto archive = reply.is_object() ? reply.find("archive") : reply.end();
   uint32_t logid = 0;
-  if (at != std::string::npos) {
-    absl::string_view rest = absl::string_view(*body).substr(at + 10);
-    const size_t end = rest.find_first_not_of("0123456789");
-    if (!absl::SimpleAtoi(rest.substr(0, end), &logid)) logid = 0;
+  if (archive != reply.end() && archive->is_number_unsigned() &&
+      archive->get<uint64_t>() <= UINT32_MAX) {
+    logid = static_cast<uint32_t>(archive->get<uint64_t>());
   }
   if (logid == 0) {
     return absl::InvalidArgumentError(absl::StrCat(http_->endpoint().ToString(), " POST ", target,

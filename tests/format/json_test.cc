@@ -31,13 +31,16 @@ TEST(JsonStringTest, QuotesBackslashesAndWhitespaceAreEscaped) {
 TEST(JsonStringTest, OtherControlBytesAreUnicodeEscapes) {
   EXPECT_EQ(JsonString(absl::string_view("\0", 1)), R"("\u0000")");
   EXPECT_EQ(JsonString("\x01\x08\x0c\x1f"), R"("\u0001\u0008\u000c\u001f")");
-  EXPECT_EQ(JsonString("\x7f"), R"("\u007f")");
+  EXPECT_EQ(JsonString("\x7f"), "\"\x7f\"");  // DEL is a character JSON allows as it is
 }
 
-TEST(JsonStringTest, BytesAboveAsciiAreKeptOneEscapeEach) {
-  // UTF-8 "é" is two bytes; each is kept as its own escape.
-  EXPECT_EQ(JsonString("\xc3\xa9"), R"("\u00c3\u00a9")");
-  EXPECT_EQ(JsonString("\xff"), R"("\u00ff")");
+TEST(JsonStringTest, Utf8IsKeptAndOtherBytesAreReplacementCharacters) {
+  // "café" comes out as "café" (it came out as "caf\u00c3\u00a9", read
+  // back by every JSON parser as "cafÃ©").
+  EXPECT_EQ(JsonString("caf\xc3\xa9"), "\"caf\xc3\xa9\"");
+  EXPECT_EQ(JsonString("\xe6\x9d\xb1\xe4\xba\xac"), "\"\xe6\x9d\xb1\xe4\xba\xac\"");
+  EXPECT_EQ(JsonString("a\xff" "b"), "\"a\xef\xbf\xbd" "b\"");
+  EXPECT_EQ(JsonString("\xc3(\xe6\x9d"), "\"\xef\xbf\xbd(\xef\xbf\xbd\"");
 }
 
 TEST(JsonNumberTest, ShortestForm) {

@@ -15,7 +15,7 @@ command -v "$CXX" >/dev/null || { echo "run_fuzzers: $CXX not found (apt-get ins
 declare -A CORPUS=(
   [mmv_fuzz]=mmv [archive_label_fuzz]=archive_label [archive_meta_fuzz]=archive_meta
   [archive_index_fuzz]=archive_index [archive_result_fuzz]=archive_result
-  [event_record_fuzz]=event_record [label_json_fuzz]=label_json
+  [event_record_fuzz]=event_record [label_json_fuzz]=label_json [json_fuzz]=json
   [archive_framing_fuzz]=archive_framing [user_text_fuzz]=user_text
   [logger_config_fuzz]=logger_config [read_stream_fuzz]=read_stream
 )
@@ -23,7 +23,7 @@ declare -A CORPUS=(
 declare -A EXTRA=([logger_config_fuzz]=archiver/record/log_plan.cc
   [read_stream_fuzz]="archiver/store/read_stream.cc archiver/store/posix_file.cc -llzma -lbz2 -lz -lzstd")
 TARGETS=(archive_framing_fuzz archive_index_fuzz archive_label_fuzz archive_meta_fuzz
-         archive_result_fuzz event_record_fuzz label_json_fuzz logger_config_fuzz mmv_fuzz
+         archive_result_fuzz event_record_fuzz json_fuzz label_json_fuzz logger_config_fuzz mmv_fuzz
          read_stream_fuzz user_text_fuzz)
 LIBS=$(pkg-config --libs absl_statusor absl_strings absl_time absl_str_format absl_flat_hash_map absl_flat_hash_set absl_hash absl_raw_hash_set)
 FLAGS=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fno-sanitize-recover=all -I.

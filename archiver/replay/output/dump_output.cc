@@ -2,6 +2,7 @@
 
 #include <bit>
 
+#include "format/utf8.h"
 #include "absl/strings/str_cat.h"
 #include "archiver/replay/output/decoded_value.h"
 #include "format/archive/archive_result.h"
@@ -44,7 +45,8 @@ void DumpOutput::Record(const Sample& s) {
     const ptrdiff_t metric = columns.MetricOf(set.pmid);
     if (metric < 0) continue;
     const ReplayMetric& m = columns.metrics()[metric];
-    const std::string head = absl::StrCat("    ", format::PmidString(set.pmid), " (", m.name, ")");
+    const std::string head =
+        absl::StrCat("    ", format::PmidString(set.pmid), " (", format::ValidUtf8(m.name), ")");
     if (set.numval == 0) {
       absl::StrAppend(&lines, head, " no values\n");
       continue;
@@ -59,7 +61,8 @@ void DumpOutput::Record(const Sample& s) {
       if (!singular) {
         const ptrdiff_t column = columns.Find(set.pmid, v.inst);
         if (column < 0 && columns.instances_chosen()) continue;  // not one of -i's instances
-        const std::string name = column < 0 ? "???" : columns.columns()[column].instance;
+        const std::string name =
+            column < 0 ? "???" : format::ValidUtf8(columns.columns()[column].instance);
         inst = column < 0 ? absl::StrCat(" inst [", v.inst, " or ???]")
                           : absl::StrCat(" inst [", v.inst, " or \"", name, "\"]");
       }

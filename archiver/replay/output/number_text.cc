@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "absl/strings/str_format.h"
+#include "format/utf8.h"
 
 namespace mmvlog::archiver {
 namespace {
@@ -85,8 +86,10 @@ std::string NumberText(double v) {
   return s;
 }
 
-void AppendCsvField(absl::string_view s, std::string* out) {
-  if (s.find_first_of(",\"\n") == absl::string_view::npos) {
+void AppendCsvField(absl::string_view text, std::string* out) {
+  const std::string valid = format::ValidUtf8(text);  // UTF-8; other bytes U+FFFD
+  const absl::string_view s = valid;
+  if (s.find_first_of(",\"\n\r") == absl::string_view::npos) {
     out->append(s.data(), s.size());
     return;
   }

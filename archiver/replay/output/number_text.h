@@ -23,8 +23,9 @@ char* WriteNumber(double v, char* p);
 void AppendNumber(double v, std::string* out);
 std::string NumberText(double v);
 
-// Appends `s` as one CSV field: as it is, or quoted with its quotes
-// doubled when it holds a comma, a quote or a newline.
+// Appends `s` as one CSV field (RFC 4180): as it is, or quoted with its
+// quotes doubled when it holds a comma, a quote or a line break; bytes
+// that are not UTF-8 as U+FFFD.
 void AppendCsvField(absl::string_view s, std::string* out);
 
 }  // namespace mmvlog::archiver

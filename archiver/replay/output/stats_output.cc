@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "format/utf8.h"
 #include "absl/strings/str_format.h"
 #include "archiver/replay/display_units.h"
 #include "archiver/replay/output/number_text.h"
@@ -38,7 +39,7 @@ absl::Status StatsOutput::End(const ReplayEnd& /*end*/) {
   for (size_t c = 0; c < columns_.size(); ++c) {
     const Running& r = columns_[c];
     if (r.n == 0) continue;
-    absl::StrAppendFormat(&o, "%-60s %14s %14s %14s %14s %7d  %s\n", columns.Label(c), NumberText(r.lo),
+    absl::StrAppendFormat(&o, "%-60s %14s %14s %14s %14s %7d  %s\n", format::ValidUtf8(columns.Label(c)), NumberText(r.lo),
                           NumberText(r.sum / r.n), NumberText(r.hi), NumberText(r.last), r.n,
                           DisplayUnits(columns.desc(c), header_.raw));
   }

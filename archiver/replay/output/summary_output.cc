@@ -1,5 +1,6 @@
 #include "archiver/replay/output/summary_output.h"
 
+#include "format/utf8.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "format/archive/pm_desc_text.h"
@@ -43,7 +44,7 @@ absl::Status SummaryOutput::End(const ReplayEnd& end) {
     if (values == 0) continue;
     ++shown;
     const std::string units = format::UnitsToString(format::UnitsFromWord(m.desc.units));
-    absl::StrAppendFormat(&lines, "  %-50s %-20s %-9s %-14s %9d %8d\n", m.name,
+    absl::StrAppendFormat(&lines, "  %-50s %-20s %-9s %-14s %9d %8d\n", format::ValidUtf8(m.name),
                           format::TypeName(m.desc.type), format::SemanticsName(m.desc.sem),
                           units.empty() ? "none" : units, insts, values);
   }

@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "format/archive/archive_format.h"
 #include "format/pm_units.h"
+#include "format/utf8.h"
 
 namespace mmvlog::archiver {
 namespace {
@@ -65,7 +66,7 @@ void TextOutput::Begin(const ReplayHeader& header) {
   // is followed by a blank.
   std::string labels = std::string(12, ' ');
   for (size_t c = 0; c < columns.size(); ++c) {
-    const std::string label = columns.Label(c);
+    const std::string label = format::ValidUtf8(columns.Label(c));
     width_.push_back(std::max<int>(TypeWidth(columns.desc(c).type), static_cast<int>(label.size())));
     absl::StrAppend(&labels, RightAligned(label, width_.back()), columns.size() > 1 ? " " : "");
   }
@@ -123,7 +124,7 @@ void TextOutput::AppendCells(const Row& row, size_t m, double real_now,
     if (kind == kNoValue) {
       cell = RightAligned("?", w);
     } else if (kind == kString) {
-      cell = RightAligned(absl::StrCat("\"", row.text(c), "\""), w);
+      cell = RightAligned(absl::StrCat("\"", format::ValidUtf8(row.text(c)), "\""), w);
     } else if (rate_[m]) {
       // pmval's printrate: the difference of the two values as doubles over
       // the seconds between the two fetches as pmtimespecToReal gives them

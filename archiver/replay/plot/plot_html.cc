@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "format/utf8.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "archiver/replay/plot/dygraphs_embed.h"
@@ -12,7 +13,15 @@ namespace mmvlog::archiver {
 namespace {
 
 std::string Escape(absl::string_view s) {
-  return absl::StrReplaceAll(s, {{"&", "&amp;"}, {"<", "&lt;"}, {">", "&gt;"}, {"\"", "&quot;"}});
+  // UTF-8 as it is; bytes that are not UTF-8, and the control characters
+  // XML 1.0 does not allow, as U+FFFD.
+  std::string text;
+  for (char c : format::ValidUtf8(s)) {
+    const bool allowed = static_cast<unsigned char>(c) >= 0x20 || c == '\t' || c == '\n' || c == '\r';
+    text += allowed ? std::string(1, c) : std::string("\xEF\xBF\xBD");
+  }
+  return absl::StrReplaceAll(text, {{"&", "&amp;"}, {"<", "&lt;"}, {">", "&gt;"}, {"\"", "&quot;"},
+                                    {"'", "&#39;"}});
 }
 
 // JSON that may stand inside <script>: no "</" (a metric name could hold

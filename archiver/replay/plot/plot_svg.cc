@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 
+#include "format/utf8.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
@@ -27,7 +28,15 @@ const char* const kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#946
                                "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#393b79", "#637939"};
 
 std::string Escape(absl::string_view s) {
-  return absl::StrReplaceAll(s, {{"&", "&amp;"}, {"<", "&lt;"}, {">", "&gt;"}, {"\"", "&quot;"}});
+  // UTF-8 as it is; bytes that are not UTF-8, and the control characters
+  // XML 1.0 does not allow, as U+FFFD.
+  std::string text;
+  for (char c : format::ValidUtf8(s)) {
+    const bool allowed = static_cast<unsigned char>(c) >= 0x20 || c == '\t' || c == '\n' || c == '\r';
+    text += allowed ? std::string(1, c) : std::string("\xEF\xBF\xBD");
+  }
+  return absl::StrReplaceAll(text, {{"&", "&amp;"}, {"<", "&lt;"}, {">", "&gt;"}, {"\"", "&quot;"},
+                                    {"'", "&#39;"}});
 }
 
 // A series' points in time order: per bucket its lowest and highest

@@ -112,6 +112,44 @@ TEST(LoggerClient, ALabelAnswerWithoutAnArchiveIsInvalidArgument) {
                                         HasSubstr("no archive id")));
 }
 
+TEST(LoggerClient, RepliesAreReadAsJsonInAnySpelling) {
+  // The same JSON in other spellings (spaces, key order, escapes, newlines)
+  // reads the same; look-alikes that are not it do not.
+  const char* const good[] = {
+      "{\"archive\":42,\"success\":true}",
+      "{ \"success\" : true , \"archive\" : 42 }",
+      "{\n  \"client\": \"h\\u0031\",\n  \"archive\": 42,\n  \"success\": true\n}\n",
+      "{\"\\u0061rchive\":42,\"success\":true}",
+  };
+  for (const char* body : good) {
+    ScriptedServer server({{Ok(body)}});
+    HttpClient http(Local(server.port()), HttpClientOptions());
+    LoggerClient c(&http);
+    EXPECT_THAT(c.Label(kBody), IsOkAndHolds(42u)) << body;
+  }
+  const char* const bad[] = {
+      "{\"archive\":42,\"success\":false}",
+      "{\"archive\":42,\"success\":\"true\"}",
+      "{\"note\":\"\\\"success\\\":true\",\"archive\":42}",
+      "[{\"archive\":42,\"success\":true}]",
+      "{\"archive\":42,\"success\":true",
+  };
+  for (const char* body : bad) {
+    ScriptedServer server({{Ok(body)}});
+    HttpClient http(Local(server.port()), HttpClientOptions());
+    LoggerClient c(&http);
+    EXPECT_THAT(c.Label(kBody), StatusIs(absl::StatusCode::kInvalidArgument)) << body;
+  }
+  for (const char* body : {"{\"archive\":-1,\"success\":true}", "{\"archive\":\"42\",\"success\":true}",
+                           "{\"archive\":4294967296,\"success\":true}", "{\"archive\":4.5,\"success\":true}"}) {
+    ScriptedServer server({{Ok(body)}});
+    HttpClient http(Local(server.port()), HttpClientOptions());
+    LoggerClient c(&http);
+    EXPECT_THAT(c.Label(kBody), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("no archive id")))
+        << body;
+  }
+}
+
 TEST(LoggerClient, ABodyOverPmproxysLimitIsNotSent) {
   ScriptedServer server({{Ok("{\"success\":true}")}});
   HttpClient http(Local(server.port()), HttpClientOptions());
