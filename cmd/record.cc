@@ -52,8 +52,8 @@ struct RecordFlags {
   std::string archive_name;  // "" for archiver::kDailyArchiveTemplate
   std::string period = "1day";
   bool utc = false;
-  bool compress = false;
-  int compress_level = archiver::kDefaultCompressionLevel;
+  std::string compress;   // "" (none), "xz", "zstd" or "auto"
+  int compress_level = 0;  // 0: the codec's default
   std::string retain_age;
   std::string retain_size;
   std::string until;  // the old --until: now -T
@@ -85,13 +85,17 @@ void AddRecordOptions(CLI::App* app, RecordFlags* f) {
       ->group(kArchive);
   app->add_flag("--utc", f->utc, "name archives and cut periods in UTC instead of local time")
       ->group(kArchive);
-  app->add_flag("--compress", f->compress,
-                "zstd-compress each finished volume to .N.zst (PCP reads these from 6.3.2 on)")
+  app->add_flag("--compress{auto}", f->compress,
+                "compress each finished volume: xz (.N.xz, which every PCP reads, as "
+                "pmlogger_daily writes), zstd (.N.zst, PCP 6.3.2 on), or auto (what the PCP "
+                "installed here reads: PCP_VERSION in pcp.conf; xz without PCP)")
+      ->type_name("[=xz|zstd|auto]")
+      ->check(CLI::IsMember({"xz", "zstd", "auto"}))
       ->group(kArchive);
-  app->add_option("--compress-level", f->compress_level, "zstd level for --compress")
-      ->type_name("1-19")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 19))
+  app->add_option("--compress-level", f->compress_level,
+                  "the codec's level for --compress (xz 0-9, default 2; zstd 1-19, default 8)")
+      ->type_name("LEVEL")
+      ->check(CLI::Range(0, 19))
       ->group(kArchive);
   app->add_option("--retain-age", f->retain_age, "delete archives older than this (14days)")
       ->type_name("INTERVAL")
@@ -138,7 +142,7 @@ int RunRecord(RecordFlags& f, const Invocation& inv) {
     absl::StatusOr<RecordPush> p = RecordPushFromFlags(f.push, setup->archive);
     if (!p.ok()) return UsageError("record", p.status().message());
     push = std::move(*p);
-    if (push->spool_only && (f.compress || !f.retain_age.empty() || !f.retain_size.empty())) {
+    if (push->spool_only && (!f.compress.empty() || !f.retain_age.empty() || !f.retain_size.empty())) {
       return UsageError("record", "--compress and --retain-* need --local: without it the "
                                   "archive is a spool, removed as it is pushed");
     }
@@ -167,6 +171,13 @@ int RunRecord(RecordFlags& f, const Invocation& inv) {
   if (name_template.empty() || name_template.find('/') != std::string::npos) {
     return UsageError("record", absl::StrCat("bad archive name '", name_template,
                                              "': a base name such as %Y%m%d.%H.%M"));
+  }
+  archiver::Codec codec = archiver::Codec::kNone;
+  if (f.compress == "xz") codec = archiver::Codec::kXz;
+  if (f.compress == "zstd") codec = archiver::Codec::kZstd;
+  if (f.compress == "auto") codec = archiver::CodecPcpReads(PcpConfValue("PCP_VERSION", ""));
+  if (codec == archiver::Codec::kXz && f.compress_level > 9) {
+    return UsageError("record", "--compress-level: xz's levels are 0-9");
   }
   absl::Duration period = absl::ZeroDuration();
   if (f.period != "0") {
@@ -260,8 +271,8 @@ int RunRecord(RecordFlags& f, const Invocation& inv) {
   archiver::Recording recording(opts, LogLine);
   archiver::Recorder& recorder = recording.recorder();
   std::unique_ptr<archiver::BackgroundCompressor> compressor;
-  if (f.compress) {
-    compressor = std::make_unique<archiver::BackgroundCompressor>(f.compress_level, LogLine);
+  if (codec != archiver::Codec::kNone) {
+    compressor = std::make_unique<archiver::BackgroundCompressor>(codec, f.compress_level, LogLine);
   }
   InstallStopSignals();
   LogLine(archiver::LogLevel::kInfo,

@@ -1,5 +1,6 @@
 #include "archiver/store/compress.h"
 
+#include <lzma.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -7,11 +8,32 @@
 #include <cstdio>
 #include <memory>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "archiver/store/posix_file.h"
 #include "archiver/store/writable_file.h"
 
 namespace mmvlog::archiver {
+
+namespace {
+
+// Moves `tmp_path` (written, synced, closed) over `out_path` and removes the
+// uncompressed `path`.
+absl::Status Publish(const std::string& path, const std::string& tmp_path,
+                     const std::string& out_path) {
+  if (::rename(tmp_path.c_str(), out_path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp_path.c_str());
+    return absl::ErrnoToStatus(err, absl::StrCat("rename ", tmp_path));
+  }
+  if (::unlink(path.c_str()) != 0) {
+    return absl::ErrnoToStatus(errno, absl::StrCat("remove ", path));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 absl::Status CompressFile(const std::string& path, int level) {
   absl::StatusOr<FileDescriptor> in = OpenForRead(path);
@@ -55,13 +77,91 @@ absl::Status CompressFile(const std::string& path, int level) {
   }
   if (absl::Status s = (*out)->Sync(); !s.ok()) return fail(s);
   if (absl::Status s = (*out)->Close(); !s.ok()) return fail(s);
-  if (::rename(tmp_path.c_str(), out_path.c_str()) != 0) {
-    int err = errno;
+  return Publish(path, tmp_path, out_path);
+}
+
+
+absl::Status CompressFileXz(const std::string& path, int level) {
+  absl::StatusOr<FileDescriptor> in = OpenForRead(path);
+  if (!in.ok()) return in.status();
+  const std::string out_path = absl::StrCat(path, ".xz");
+  const std::string tmp_path = absl::StrCat(out_path, ".tmp");
+  ::unlink(tmp_path.c_str());
+  absl::StatusOr<std::unique_ptr<WritableFile>> out = OpenWritableFile(tmp_path);
+  if (!out.ok()) return out.status();
+  lzma_stream strm = LZMA_STREAM_INIT;
+  std::unique_ptr<lzma_stream, void (*)(lzma_stream*)> guard(&strm, lzma_end);
+  auto fail = [&](absl::Status s) {
+    (void)(*out)->Close();
     ::unlink(tmp_path.c_str());
-    return absl::ErrnoToStatus(err, absl::StrCat("rename ", tmp_path));
+    return s;
+  };
+  if (lzma_easy_encoder(&strm, static_cast<uint32_t>(level), LZMA_CHECK_CRC64) != LZMA_OK) {
+    return fail(absl::InternalError(absl::StrCat("xz compress ", path, ": no encoder")));
   }
-  if (::unlink(path.c_str()) != 0) {
-    return absl::ErrnoToStatus(errno, absl::StrCat("remove ", path));
+  std::vector<uint8_t> ibuf(1 << 20), obuf(1 << 20);
+  uint64_t offset = 0, in_block = 0;
+  for (;;) {
+    absl::StatusOr<size_t> n = ReadAt(in->get(), offset, ibuf, path);
+    if (!n.ok()) return fail(n.status());
+    offset += *n;
+    in_block += *n;
+    const bool last = *n < ibuf.size();
+    // A block ends every kXzBlockBytes of input (LZMA_FULL_FLUSH), as
+    // xz --block-size does.
+    const lzma_action action = last ? LZMA_FINISH
+                               : in_block >= kXzBlockBytes ? LZMA_FULL_FLUSH
+                                                           : LZMA_RUN;
+    if (action == LZMA_FULL_FLUSH) in_block = 0;
+    strm.next_in = ibuf.data();
+    strm.avail_in = *n;
+    for (;;) {
+      strm.next_out = obuf.data();
+      strm.avail_out = obuf.size();
+      const lzma_ret ret = lzma_code(&strm, action);
+      if (ret != LZMA_OK && ret != LZMA_STREAM_END) {
+        return fail(absl::InternalError(absl::StrCat("xz compress ", path, ": error ", ret)));
+      }
+      if (absl::Status s = (*out)->Append({obuf.data(), obuf.size() - strm.avail_out}); !s.ok()) {
+        return fail(s);
+      }
+      // A flush or the finish is done at LZMA_STREAM_END; a run once its
+      // input is taken.
+      if (ret == LZMA_STREAM_END) break;
+      if (action == LZMA_RUN && strm.avail_in == 0 && strm.avail_out != 0) break;
+    }
+    if (last) break;
+  }
+  if (absl::Status s = (*out)->Sync(); !s.ok()) return fail(s);
+  if (absl::Status s = (*out)->Close(); !s.ok()) return fail(s);
+  return Publish(path, tmp_path, out_path);
+}
+
+const char* CodecSuffix(Codec codec) {
+  switch (codec) {
+    case Codec::kXz: return ".xz";
+    case Codec::kZstd: return ".zst";
+    case Codec::kNone: break;
+  }
+  return "";
+}
+
+Codec CodecPcpReads(const std::string& version) {
+  // libpcp reads .zst from 6.3.2 on (io.c, through zstd -dcq).
+  std::vector<std::string> parts = absl::StrSplit(version, '.');
+  int v[3] = {0, 0, 0};
+  for (size_t i = 0; i < 3; ++i) {
+    if (i >= parts.size() || !absl::SimpleAtoi(parts[i], &v[i])) return Codec::kXz;
+  }
+  const bool zstd = v[0] > 6 || (v[0] == 6 && (v[1] > 3 || (v[1] == 3 && v[2] >= 2)));
+  return zstd ? Codec::kZstd : Codec::kXz;
+}
+
+absl::Status CompressVolume(const std::string& path, Codec codec, int level) {
+  switch (codec) {
+    case Codec::kXz: return CompressFileXz(path, level > 0 ? level : kDefaultXzLevel);
+    case Codec::kZstd: return CompressFile(path, level > 0 ? level : kDefaultCompressionLevel);
+    case Codec::kNone: break;
   }
   return absl::OkStatus();
 }

@@ -6,7 +6,10 @@
 namespace mmvlog::archiver {
 
 BackgroundCompressor::BackgroundCompressor(int level, LogFunction log)
-    : level_(level), log_(std::move(log)), thread_([this] { Run(); }) {}
+    : BackgroundCompressor(Codec::kZstd, level, std::move(log)) {}
+
+BackgroundCompressor::BackgroundCompressor(Codec codec, int level, LogFunction log)
+    : codec_(codec), level_(level), log_(std::move(log)), thread_([this] { Run(); }) {}
 
 BackgroundCompressor::~BackgroundCompressor() {
   {
@@ -45,12 +48,12 @@ void BackgroundCompressor::Run() {
       queue_.pop_front();
       ++busy_;
     }
-    absl::Status s = CompressFile(path, level_);
+    absl::Status s = CompressVolume(path, codec_, level_);
     if (!s.ok()) {
       log_(LogLevel::kWarning, absl::StrCat("compressing ", path, ": ", s.message(),
                                             "; the volume stays uncompressed"));
     } else {
-      log_(LogLevel::kInfo, absl::StrCat("compressed ", path, " to ", path, ".zst"));
+      log_(LogLevel::kInfo, absl::StrCat("compressed ", path, " to ", path, CodecSuffix(codec_)));
     }
     absl::MutexLock lock(&mu_);
     --busy_;

@@ -1,5 +1,5 @@
-// BackgroundCompressor: compresses finished archive volumes with zstd on a
-// thread of its own, so sampling never waits for compression.
+// BackgroundCompressor: compresses finished archive volumes (xz or zstd) on
+// a thread of its own, so sampling never waits for compression.
 #ifndef MMVLOG_ARCHIVER_STORE_COMPRESSOR_H_
 #define MMVLOG_ARCHIVER_STORE_COMPRESSOR_H_
 
@@ -8,17 +8,21 @@
 #include <thread>
 
 #include "absl/synchronization/mutex.h"
+#include "archiver/store/compress.h"
 #include "archiver/store/log.h"
 
 namespace mmvlog::archiver {
 
 class BackgroundCompressor {
  public:
+  // zstd at `level`.
   BackgroundCompressor(int level, LogFunction log);
+  // `codec` at `level` (0: the codec's default).
+  BackgroundCompressor(Codec codec, int level, LogFunction log);
   // Finishes the queue, then stops the thread.
   ~BackgroundCompressor();
 
-  // Queues a finished volume file for <path>.zst.
+  // Queues a finished volume file for <path>.xz or <path>.zst.
   void Enqueue(std::string path);
   // Waits until the queue is empty.
   void Drain();
@@ -26,6 +30,7 @@ class BackgroundCompressor {
  private:
   void Run();
 
+  Codec codec_;
   int level_;
   LogFunction log_;
   absl::Mutex mu_;

@@ -410,7 +410,9 @@ absl::StatusOr<ResultValue> ValueFromDecoded(const DecodedValue& v,
       // pmExtractValue copies the block and terminates it, so a string
       // stored without its NUL (PCP QA's value-test) reads as its bytes.
       const auto* begin = reinterpret_cast<const char*>(v.block.data());
-      const auto* nul = static_cast<const char*>(std::memchr(begin, 0, v.block.size()));
+      const auto* nul = v.block.empty()
+                            ? nullptr
+                            : static_cast<const char*>(std::memchr(begin, 0, v.block.size()));
       out.bytes.assign(begin, nul != nullptr ? nul : begin + v.block.size());
       return out;
     }

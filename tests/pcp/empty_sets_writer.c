@@ -81,6 +81,8 @@ int main(int argc, char **argv) {
     }
     r->numpmid = n;
     check(pmiPutResult(r), "pmiPutResult");
+    for (int i = 0; i < n; i++) free(r->vset[i]);
+    free(r);
   }
   check(pmiEnd(), "pmiEnd");
   return 0;
