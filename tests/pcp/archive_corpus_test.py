@@ -14,7 +14,8 @@ the same bytes):
     into one) and pmlogrewrite (a metric renamed, a type changed, a metric
     deleted);
   - truncated ones (a volume cut inside a record: a torn tail);
-  - compressed ones (.xz, .bz2, .gz volumes).
+  - compressed ones (.xz, .bz2, .gz volumes);
+  - a directory of a v2 and a v3 archive read as one (pmrep, pmval).
 Each is dumped by `mmvlog replay --dump` and by pmdumplog 6.0.3 and
 pmlogdump 7.2: the same records in the same order (times, <mark>s) holding
 the same (metric, instance) values; with -z the same times. The text table
@@ -287,6 +288,27 @@ class ArchiveCorpusTest(unittest.TestCase):
                 if name == "import3/mark":
                     self.assertIn("No values available", p.stdout)
                 self.assertEqual(table_rows(m.stdout), table_rows(p.stdout), name)
+
+    def test_a_mixed_v2_v3_set_as_pmrep_and_pmval_read_it(self):
+        # A directory of a v2 archive and a v3 one, read as one (libpcp's
+        # multi-archive context): the same rows, a <mark> at the join.
+        d = os.path.join(self.root, "mixed")
+        os.makedirs(d, exist_ok=True)
+        for v, name in ((2, "m1"), (3, "m2")):
+            for ext in (".0", ".meta", ".index"):
+                shutil.copy(os.path.join(self.root, "import%d" % v, "multi", name + ext), d)
+        for args in (["-t", "2sec"], ["-t", "1sec", "-S", "+5"], ["-t", "3sec", "-r"]):
+            with self.subTest(args=args):
+                p = run([PY, "/usr/bin/pmrep", "-a", d, "-o", "csv"] + args + ["cnt", "disc"],
+                        env=pcp6_env())
+                m = run([MMVLOG, "replay", "-a", d, "-o", "csv"] + args + ["cnt", "disc"],
+                        env=pcp6_env())
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertEqual(csv_rows(m.stdout), csv_rows(p.stdout))
+                p = run(["/usr/bin/pmval", "-a", d] + args + ["cnt"], env=pcp6_env())
+                m = run([MMVLOG, "replay", "-a", d, "-o", "text"] + args + ["cnt"],
+                        env=pcp6_env())
+                self.assertEqual(table_rows(m.stdout), table_rows(p.stdout))
 
     # -- every zone --------------------------------------------------------
 
