@@ -24,8 +24,12 @@ BUILD_PKGS=(bazel-bootstrap g++ libabsl-dev libzstd-dev zstd libgtest-dev google
 # strace: tests that check which system calls open files.
 # ncompress: compress(1), to make the .Z archives tests/pcp:compressed_archive_test reads.
 # clang-14, libfuzzer-14-dev: tests/fuzz/run_fuzzers.sh (libFuzzer targets in CI).
+# dpkg-dev, lintian, systemd: tests/pcp:deb_package_test builds the package
+# (dpkg-shlibdeps), lints it and verifies and rates its unit
+# (systemd-analyze; systemd need not run).
 PCP_LIBS=(libpcp3-dev libpcp-mmv1-dev libpcp-import1-dev python3-pcp xz-utils liblzma-dev chromium
-          man-db groff-base bash-completion strace clang-14 libfuzzer-14-dev ncompress)
+          man-db groff-base bash-completion strace clang-14 libfuzzer-14-dev ncompress
+          dpkg-dev lintian systemd)
 # redis-server: a private key server (started and stopped by the test) for
 # pmseries --load in tests/pcp:series_identity_test; installed with pcp, so
 # no service of its own is started.

@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,6 +24,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "archiver/daemon/sd_notify.h"
 #include "archiver/push/live_pusher.h"
 #include "archiver/push/push_url.h"
 #include "archiver/store/archive_naming.h"
@@ -44,11 +46,17 @@
 namespace mmvlog::cmd {
 namespace {
 
-constexpr char kDefaultArchiveDir[] = "/var/log/pcp/mmvlog";
+// PCP's layout, one folder per host as pmlogger_daily keeps them:
+// $PCP_LOG_DIR/mmvlog/HOST (/var/log/pcp/mmvlog/HOST).
+std::string DefaultArchiveDir() {
+  struct utsname u {};
+  const std::string host = ::uname(&u) == 0 ? u.nodename : "localhost";
+  return absl::StrCat(PcpConfValue("PCP_LOG_DIR", "/var/log/pcp"), "/mmvlog/", host);
+}
 
 struct RecordFlags {
   RecordingFlags common;
-  std::string archive_dir;   // "" for kDefaultArchiveDir
+  std::string archive_dir;   // "" for DefaultArchiveDir()
   std::string archive_name;  // "" for archiver::kDailyArchiveTemplate
   std::string period = "1day";
   bool utc = false;
@@ -69,7 +77,7 @@ void AddRecordOptions(CLI::App* app, RecordFlags* f) {
                   "directory for the archives, created with its parents if missing (when no "
                   "ARCHIVE is given)")
       ->type_name("DIR")
-      ->default_str(kDefaultArchiveDir)
+      ->default_str("$PCP_LOG_DIR/mmvlog/HOST")
       ->group(kArchive);
   app->add_option("--archive-name", f->archive_name,
                   "archive base name in --archive-dir; strftime(3) conversions make a new "
@@ -101,7 +109,7 @@ void AddRecordOptions(CLI::App* app, RecordFlags* f) {
       ->type_name("INTERVAL")
       ->group(kArchive);
   app->add_option("--retain-size", f->retain_size,
-                  "delete the oldest archives beyond this total size (10G)")
+                  "delete the oldest archives beyond this total size (10G; 0: no limit)")
       ->type_name("SIZE")
       ->group(kArchive);
   app->add_flag("--sync", f->sync,
@@ -157,7 +165,7 @@ int RunRecord(RecordFlags& f, const Invocation& inv) {
     return UsageError("record", "--local, --spool, --unix, --user and --credentials are for "
                                 "pushing: ARCHIVE is then http://HOST[:PORT]");
   }
-  std::string dir = f.archive_dir.empty() ? kDefaultArchiveDir : f.archive_dir;
+  std::string dir = f.archive_dir.empty() ? DefaultArchiveDir() : f.archive_dir;
   std::string name_template =
       f.archive_name.empty() ? archiver::kDailyArchiveTemplate : f.archive_name;
   if (!setup->archive.empty()) {
@@ -191,7 +199,7 @@ int RunRecord(RecordFlags& f, const Invocation& inv) {
     if (!a.ok()) return UsageError("record", absl::StrCat("--retain-age: ", a.status().message()));
     retention.max_age = *a;
   }
-  if (!f.retain_size.empty()) {
+  if (!f.retain_size.empty() && f.retain_size != "0") {  // 0: no limit, as PCP_SPACELIMIT
     absl::StatusOr<uint64_t> bytes = format::ParseByteSize(f.retain_size);
     if (!bytes.ok()) {
       return UsageError("record", absl::StrCat("--retain-size: ", bytes.status().message()));
@@ -306,10 +314,32 @@ int RunRecord(RecordFlags& f, const Invocation& inv) {
                          push->pusher.state_path, ", limit ", push->pusher.push.spool_limit,
                          " bytes)"));
   }
+  // systemd (Type=notify): READY once the directory is watched and the
+  // archive named, STATUS as samples go, WATCHDOG from this loop at half of
+  // WATCHDOG_USEC whatever the interval (the waits are cut to it), STOPPING.
+  const archiver::SdNotifier notify = archiver::SdNotifier::FromEnvironment();
+  const absl::Duration ping_every = notify.watchdog_every();
+  absl::Time next_ping = absl::InfinitePast(), next_status = absl::InfinitePast();
+  auto notify_log = [](const absl::Status& s) {
+    if (!s.ok()) LogLine(archiver::LogLevel::kWarning, std::string(s.message()));
+  };
+  auto ping = [&](absl::Time t) {
+    // The waits end at next_ping (below); a wake-up a millisecond early
+    // for it still pings.
+    if (ping_every <= absl::ZeroDuration() || t + absl::Milliseconds(1) < next_ping) return;
+    notify_log(notify.Watchdog());
+    next_ping = t + ping_every;
+  };
   archiver::LoopHooks hooks;
   hooks.now = [] { return absl::Now(); };
-  recording.SetWaits(&hooks, setup->limits, [](absl::Time deadline) { (void)SleepUntil(deadline); });
+  recording.SetWaits(
+      &hooks, setup->limits, [](absl::Time deadline) { (void)SleepUntil(deadline); },
+      [&] {
+        if (ping_every <= absl::ZeroDuration()) return absl::InfiniteDuration();
+        return std::max(next_ping - absl::Now(), absl::Milliseconds(1));
+      });
   hooks.poll = [&] {
+    ping(absl::Now());
     if (g_stop.load()) return archiver::LoopEvent::kStop;
     if (setup->watch_pid > 0 && ProcessGone(setup->watch_pid)) {
       LogLine(archiver::LogLevel::kInfo, absl::StrCat("process ", setup->watch_pid, " has exited"));
@@ -329,6 +359,7 @@ int RunRecord(RecordFlags& f, const Invocation& inv) {
       }
     }
     if (g_new_volume.exchange(false)) {
+      notify_log(notify.Reloading());
       if (!setup->config.empty()) {
         // Read the configuration again; a broken one keeps what runs.
         absl::StatusOr<std::shared_ptr<archiver::LogPlan>> plan = ReloadPlan(*setup);
@@ -343,6 +374,7 @@ int RunRecord(RecordFlags& f, const Invocation& inv) {
         }
       }
       LogLine(archiver::LogLevel::kInfo, "SIGHUP: new volume");
+      notify_log(notify.Ready(absl::StrCat("recording into ", recorder.current_archive())));
       return archiver::LoopEvent::kNewVolume;
     }
     return archiver::LoopEvent::kNone;
@@ -350,12 +382,26 @@ int RunRecord(RecordFlags& f, const Invocation& inv) {
   hooks.on_sample = [&] {
     housekeeping();
     if (pusher) pusher->Follow(recorder.current_archive());
+    if (notify.enabled()) {
+      const absl::Time t = absl::Now();
+      ping(t);
+      if (t >= next_status) {
+        notify_log(notify.Status(
+            recorder.current_archive().empty()
+                ? absl::StrCat("waiting for MMV files in ", opts.mmv_dir)
+                : absl::StrCat(recorder.stats().samples, " samples into ", recorder.current_archive())));
+        next_status = t + absl::Seconds(1);
+      }
+    }
   };
   if (retention.max_age != absl::InfiniteDuration() || retention.max_total_bytes > 0) {
     (void)archiver::ApplyRetention(dir, retention, now, opts.archive_base, LogLine);
   }
+  notify_log(notify.Ready(absl::StrCat("watching ", opts.mmv_dir.empty() ? "(none)" : opts.mmv_dir,
+                                        ", recording into ", opts.archive_base)));
   archiver::LoopStats stats;
   absl::Status status = archiver::RunRecordLoop(recorder, setup->limits, hooks, &stats);
+  notify_log(notify.Stopping());
   absl::Status closed = recorder.Close();
   if (status.ok()) status = closed;
   recorder.FinishLive();
