@@ -26,9 +26,9 @@ SUBCOMMANDS = ["record", "capture", "replay", "check", "inspect", "push", "demo"
 EXPECTED = {
     "record": {"-t": "1sec", "-s": None, "-T": None, "-v": None, "-l": None, "-V": "3",
                "-m": None, "-c": None, "-C": None, "-U": None, "-H": "this host's", "-p": None,
-               "--archive-dir": "/var/log/pcp/mmvlog", "--archive-name": "%Y%m%d.%H.%M",
+               "--archive-dir": "$PCP_LOG_DIR/mmvlog/HOST", "--archive-name": "%Y%m%d.%H.%M",
                "--period": "1day", "--mmv-dir": "$PCP_TMP_DIR/mmv", "--include": None, "--exclude": None,
-               "--compress": None, "--compress-level": "8", "--retain-age": None,
+               "--compress": None, "--compress-level": None, "--retain-age": None,
                "--retain-size": None, "--pidfile": None, "--prefix": "mmv",
                "--local": None, "--spool": "--local's directory", "--spool-size": "64MB",
                "--unix": None, "--user": None, "--credentials": None},
