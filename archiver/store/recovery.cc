@@ -283,6 +283,9 @@ absl::Status RecoverArchive(absl::string_view name, bool dry_run, RecoveryReport
       format::kFrameOverhead;
   const size_t esize = format::IndexEntrySize(version);
   bool rewrite = !index.ok() || index->size() < label_size;
+  // How many of the entries there, from the first, point inside the files:
+  // what a cut in place keeps when the rewrite cannot be written.
+  std::optional<size_t> valid_prefix;
   if (!rewrite) {
     const size_t n = (index->size() - label_size) / esize;
     if (label_size + n * esize != index->size()) rewrite = true;  // torn entry
@@ -297,10 +300,12 @@ absl::Status RecoverArchive(absl::string_view name, bool dry_run, RecoveryReport
       if (!e.ok() || e->volume < 0 || static_cast<size_t>(e->volume) >= volume_size.size() ||
           e->data_offset >= volume_size[e->volume] || e->meta_offset > meta->good_end) {
         rewrite = true;
+        if (!valid_prefix) valid_prefix = i;
         continue;
       }
       kept.push_back(*e);
     }
+    if (!valid_prefix) valid_prefix = n;
   }
   // An added entry's .meta offset: before any metadata stamped after it.
   auto meta_offset_at = [&](Timestamp when) {
@@ -355,7 +360,17 @@ absl::Status RecoverArchive(absl::string_view name, bool dry_run, RecoveryReport
                for (const format::IndexEntry& e : kept) {
                  if (absl::Status s = format::EncodeIndexEntry(version, e, &out); !s.ok()) return s;
                }
-               return WriteFileAtomically(index_path, out);
+               absl::Status written = WriteFileAtomically(index_path, out);
+               if (written.ok() || !valid_prefix) return written;
+               // No room for a new index (a full disk, a quota): cut this one
+               // back to its valid entries in place, which needs no space, so
+               // that it never names a volume that is not there.
+               const uint64_t size = label_size + *valid_prefix * esize;
+               if (::truncate(index_path.c_str(), static_cast<off_t>(size)) != 0) return written;
+               report->actions.push_back(absl::StrCat(index_path, ": ", written.message(),
+                                                      "; cut in place to its first ",
+                                                      *valid_prefix, " valid entries"));
+               return absl::OkStatus();
              });
 }
 

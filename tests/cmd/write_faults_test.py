@@ -5,7 +5,8 @@ on the archive's files (open for writing, write, fsync/fdatasync, close,
 rename), with ENOSPC, EDQUOT and EFBIG, for EVERY position N that a
 fault-free run makes (counted by the same shim in a dry run):
 
-  capture -s 20   the fault lasts (a disk that stays full): capture exits 1
+  capture -s 20 [-v 7]
+                  the fault lasts (a disk that stays full): capture exits 1
                   whenever a call failed, and 0 when none did; stderr says
                   how many of the 20 samples were lost; the samples it
                   reports written are the archive's, no more, no fewer.
@@ -155,7 +156,15 @@ class WriteFaultsTest(unittest.TestCase):
                          "\n(%d problems in %d runs)" % (len(failures), len(jobs)))
 
     def test_capture(self):
-        args = ["capture", "-s", str(SAMPLES), "-t", "10msec"]
+        self.capture_sweep([])
+
+    def test_capture_across_volumes(self):
+        # Three volumes: a lasting fault at the first write into a.1 or a.2
+        # once left an index naming a volume that was not there.
+        self.capture_sweep(["-v", "7"])
+
+    def capture_sweep(self, extra):
+        args = ["capture", "-s", str(SAMPLES), "-t", "10msec"] + extra
 
         def judge(p, out, fired):
             problems = list(out.problems)
@@ -186,7 +195,7 @@ class WriteFaultsTest(unittest.TestCase):
                     written, out.samples, describe(p)))
             return problems
 
-        self.sweep("capture", args, 0, judge)
+        self.sweep("capture" + "".join(extra).replace("-", "_"), args, 0, judge)
 
     def test_record_resumes(self):
         args = ["record", "-s", str(SAMPLES), "-t", "10msec", "-v", "5", "--sync"]
