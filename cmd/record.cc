@@ -6,34 +6,23 @@
 // archives. SIGTERM/SIGINT finish the current record and close the archive;
 // SIGHUP starts a new volume, as pmlogger does, and reads -c's
 // configuration again.
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
-#include <memory>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "archiver/daemon/recording_daemon.h"
 #include "archiver/daemon/sd_notify.h"
-#include "archiver/push/live_pusher.h"
 #include "archiver/push/push_url.h"
 #include "archiver/store/archive_naming.h"
 #include "archiver/store/compress.h"
-#include "archiver/store/compressor.h"
-#include "archiver/store/posix_file.h"
-#include "archiver/record/record_loop.h"
 #include "archiver/record/recorder.h"
-#include "archiver/record/recording.h"
 #include "archiver/store/retention.h"
 #include "cmd/cli.h"
 #include "cmd/common.h"
@@ -134,295 +123,117 @@ void SplitPath(const std::string& archive, std::string* dir, std::string* name) 
   *name = slash == std::string::npos ? archive : archive.substr(slash + 1);
 }
 
+// The daemon's options from the flags and the common setup (which it may
+// change: the push's local archive). InvalidArgument for a usage error.
+absl::StatusOr<archiver::DaemonOptions> DaemonFromFlags(const RecordFlags& f,
+                                                         RecordingSetup& setup) {
+  archiver::DaemonOptions d;
+  // pmlogger 7's http://HOST[:PORT]: recorded into a local archive (--local,
+  // else one in the spool) that a LivePusher follows.
+  if (archiver::IsPushUrl(setup.archive)) {
+    absl::StatusOr<RecordPush> p = RecordPushFromFlags(f.push, setup.archive);
+    if (!p.ok()) return p.status();
+    if (p->spool_only && (!f.compress.empty() || !f.retain_age.empty() || !f.retain_size.empty())) {
+      return absl::InvalidArgumentError("--compress and --retain-* need --local: without it the "
+                                        "archive is a spool, removed as it is pushed");
+    }
+    setup.archive = p->local_archive;
+    // The spool archive's volumes are removed as they are pushed: a few of
+    // them make the limit.
+    auto& volume = setup.recorder.archive.max_volume_bytes;
+    if (p->spool_only && volume == 0 && setup.recorder.volume_samples == 0) {
+      volume = std::max<uint64_t>(1 << 20, p->pusher.push.spool_limit / 4);
+    }
+    d.push = p->pusher;
+  } else if (AnyPushFlag(f.push)) {
+    return absl::InvalidArgumentError("--local, --spool, --unix, --user and --credentials are for "
+                                      "pushing: ARCHIVE is then http://HOST[:PORT]");
+  }
+  d.dir = f.archive_dir.empty() ? DefaultArchiveDir() : f.archive_dir;
+  d.name_template = f.archive_name.empty() ? archiver::kDailyArchiveTemplate : f.archive_name;
+  if (!setup.archive.empty()) {
+    if (!f.archive_dir.empty() || !f.archive_name.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("archive ", setup.archive, " given twice: name it as the last argument or "
+                                                  "with --archive-dir/--archive-name, not both"));
+    }
+    SplitPath(setup.archive, &d.dir, &d.name_template);
+  }
+  if (d.name_template.empty() || d.name_template.find('/') != std::string::npos) {
+    return absl::InvalidArgumentError(absl::StrCat("bad archive name '", d.name_template,
+                                                   "': a base name such as %Y%m%d.%H.%M"));
+  }
+  if (f.compress == "xz") d.codec = archiver::Codec::kXz;
+  if (f.compress == "zstd") d.codec = archiver::Codec::kZstd;
+  if (f.compress == "auto") d.codec = archiver::CodecPcpReads(PcpConfValue("PCP_VERSION", ""));
+  if (d.codec == archiver::Codec::kXz && f.compress_level > 9) {
+    return absl::InvalidArgumentError("--compress-level: xz's levels are 0-9");
+  }
+  d.compress_level = f.compress_level;
+  d.period = absl::ZeroDuration();
+  if (f.period != "0") {
+    absl::StatusOr<absl::Duration> p = format::ParsePcpInterval(f.period);
+    if (!p.ok()) return absl::InvalidArgumentError(absl::StrCat("--period: ", p.status().message()));
+    d.period = *p;
+  }
+  if (!f.retain_age.empty()) {
+    absl::StatusOr<absl::Duration> a = format::ParsePcpInterval(f.retain_age);
+    if (!a.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--retain-age: ", a.status().message()));
+    }
+    d.retention.max_age = *a;
+  }
+  if (!f.retain_size.empty() && f.retain_size != "0") {  // 0: no limit, as PCP_SPACELIMIT
+    absl::StatusOr<uint64_t> bytes = format::ParseByteSize(f.retain_size);
+    if (!bytes.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--retain-size: ", bytes.status().message()));
+    }
+    d.retention.max_total_bytes = *bytes;
+  }
+  d.recorder = setup.recorder;
+  d.recorder.archive.sync_on_switch = f.sync;
+  d.limits = setup.limits;
+  d.utc = f.utc;
+  d.pidfile = f.pidfile;
+  if (setup.user) d.owner = archiver::DirOwner{setup.user->uid, setup.user->gid};
+  d.watch_pid = setup.watch_pid;
+  d.note = setup.note;
+  d.config = setup.config;
+  d.notify = archiver::SdNotifier::FromEnvironment();
+  return d;
+}
+
 int RunRecord(RecordFlags& f, const Invocation& inv) {
   if (!inv.command.empty()) {
     return UsageError("record", "takes no command after --; did you mean 'mmvlog capture'?");
   }
   if (!f.until.empty() && f.common.finish.empty()) f.common.finish = f.until;
-  const absl::Time now = absl::Now();
-  absl::StatusOr<RecordingSetup> setup = RecordingFromFlags(f.common, now);
+  absl::StatusOr<RecordingSetup> setup = RecordingFromFlags(f.common, absl::Now());
   if (!setup.ok()) return UsageError("record", setup.status().message());
   if (setup->check_only) return CheckConfiguration(*setup);
-  // pmlogger 7's http://HOST[:PORT]: recorded into a local archive (--local,
-  // else one in the spool) that a LivePusher follows.
-  std::optional<RecordPush> push;
-  if (archiver::IsPushUrl(setup->archive)) {
-    absl::StatusOr<RecordPush> p = RecordPushFromFlags(f.push, setup->archive);
-    if (!p.ok()) return UsageError("record", p.status().message());
-    push = std::move(*p);
-    if (push->spool_only && (!f.compress.empty() || !f.retain_age.empty() || !f.retain_size.empty())) {
-      return UsageError("record", "--compress and --retain-* need --local: without it the "
-                                  "archive is a spool, removed as it is pushed");
-    }
-    setup->archive = push->local_archive;
-    // The spool archive's volumes are removed as they are pushed: a few of
-    // them make the limit.
-    auto& volume = setup->recorder.archive.max_volume_bytes;
-    if (push->spool_only && volume == 0 && setup->recorder.volume_samples == 0) {
-      volume = std::max<uint64_t>(1 << 20, push->pusher.push.spool_limit / 4);
-    }
-  } else if (AnyPushFlag(f.push)) {
-    return UsageError("record", "--local, --spool, --unix, --user and --credentials are for "
-                                "pushing: ARCHIVE is then http://HOST[:PORT]");
-  }
-  std::string dir = f.archive_dir.empty() ? DefaultArchiveDir() : f.archive_dir;
-  std::string name_template =
-      f.archive_name.empty() ? archiver::kDailyArchiveTemplate : f.archive_name;
-  if (!setup->archive.empty()) {
-    if (!f.archive_dir.empty() || !f.archive_name.empty()) {
-      return UsageError("record", absl::StrCat("archive ", setup->archive,
-                                               " given twice: name it as the last argument or "
-                                               "with --archive-dir/--archive-name, not both"));
-    }
-    SplitPath(setup->archive, &dir, &name_template);
-  }
-  if (name_template.empty() || name_template.find('/') != std::string::npos) {
-    return UsageError("record", absl::StrCat("bad archive name '", name_template,
-                                             "': a base name such as %Y%m%d.%H.%M"));
-  }
-  archiver::Codec codec = archiver::Codec::kNone;
-  if (f.compress == "xz") codec = archiver::Codec::kXz;
-  if (f.compress == "zstd") codec = archiver::Codec::kZstd;
-  if (f.compress == "auto") codec = archiver::CodecPcpReads(PcpConfValue("PCP_VERSION", ""));
-  if (codec == archiver::Codec::kXz && f.compress_level > 9) {
-    return UsageError("record", "--compress-level: xz's levels are 0-9");
-  }
-  absl::Duration period = absl::ZeroDuration();
-  if (f.period != "0") {
-    absl::StatusOr<absl::Duration> p = format::ParsePcpInterval(f.period);
-    if (!p.ok()) return UsageError("record", absl::StrCat("--period: ", p.status().message()));
-    period = *p;
-  }
-  archiver::RetentionPolicy retention;
-  if (!f.retain_age.empty()) {
-    absl::StatusOr<absl::Duration> a = format::ParsePcpInterval(f.retain_age);
-    if (!a.ok()) return UsageError("record", absl::StrCat("--retain-age: ", a.status().message()));
-    retention.max_age = *a;
-  }
-  if (!f.retain_size.empty() && f.retain_size != "0") {  // 0: no limit, as PCP_SPACELIMIT
-    absl::StatusOr<uint64_t> bytes = format::ParseByteSize(f.retain_size);
-    if (!bytes.ok()) {
-      return UsageError("record", absl::StrCat("--retain-size: ", bytes.status().message()));
-    }
-    retention.max_total_bytes = *bytes;
-  }
+  absl::StatusOr<archiver::DaemonOptions> daemon = DaemonFromFlags(f, *setup);
+  if (!daemon.ok()) return UsageError("record", daemon.status().message());
   if (!f.common.log_file.empty()) {
     if (absl::Status s = SetLogFile(f.common.log_file); !s.ok()) {
       std::fprintf(stderr, "mmvlog record: -l: %s\n", std::string(s.message()).c_str());
       return kExitFailure;
     }
   }
-  const bool utc = f.utc;
-  // Create the directory and any missing parents (mkdir -p).
-  for (size_t at = dir.find('/', 1); at != std::string::npos; at = dir.find('/', at + 1)) {
-    (void)::mkdir(dir.substr(0, at).c_str(), 0755);
-  }
-  const bool created = ::mkdir(dir.c_str(), 0755) == 0;
-  if (!created && errno != EEXIST) {
-    std::fprintf(stderr, "mmvlog record: cannot create archive directory %s: %s\n", dir.c_str(),
-                 std::strerror(errno));
-    return kExitFailure;
-  }
-  // An archive directory made for -U's user belongs to that user.
-  if (created && setup->user && ::chown(dir.c_str(), setup->user->uid, setup->user->gid) != 0) {
-    std::fprintf(stderr, "mmvlog record: cannot give %s to %s: %s\n", dir.c_str(),
-                 setup->user->name.c_str(), std::strerror(errno));
-    return kExitFailure;
-  }
-  // One recorder per archive directory.
-  const std::string lock_path = absl::StrCat(dir, "/.mmvlog.lock");
-  const int lock_fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (lock_fd < 0 || ::flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
-    std::string holder;
-    if (lock_fd >= 0) {
-      char buf[32] = {};
-      if (::pread(lock_fd, buf, sizeof(buf) - 1, 0) > 0) holder = absl::StrCat(" (pid ", buf, ")");
-    }
-    std::fprintf(stderr,
-                 "mmvlog record: another mmvlog record%s is writing to %s; stop it or use "
-                 "another archive directory\n",
-                 holder.c_str(), dir.c_str());
-    return kExitFailure;
-  }
-  if (setup->user && ::fchown(lock_fd, setup->user->uid, setup->user->gid) != 0) {
-    // Not fatal: the lock is held; only a later run as the user may need it.
-  }
-  const std::string pid_text = absl::StrCat(::getpid());
-  // Best effort (the lock holds either way). A (void) cast does not silence
-  // warn_unused_result, which -c opt's _FORTIFY_SOURCE puts on pwrite.
-  if (::ftruncate(lock_fd, 0) == 0 &&
-      ::pwrite(lock_fd, pid_text.data(), pid_text.size(), 0) < 0) {
-  }
-  const std::string& pidfile = f.pidfile;
-  if (!pidfile.empty()) {
-    std::vector<uint8_t> bytes(pid_text.begin(), pid_text.end());
-    bytes.push_back('\n');
-    if (absl::Status s = archiver::WriteFileAtomically(pidfile, bytes); !s.ok()) {
-      std::fprintf(stderr, "mmvlog record: --pidfile: %s\n", s.ToString().c_str());
-      return kExitFailure;
-    }
-  }
-
-  const bool periodic = archiver::HasTimeConversions(name_template);
-  auto base_for = [&](absl::Time t) {
-    return absl::StrCat(dir, "/", archiver::ArchiveNameFromTemplate(name_template, t, utc));
-  };
-  archiver::RecorderOptions opts = setup->recorder;
-  // A recording is followed as it grows (pmproxy's discovery): its new
-  // archives are written so that no result is missed (Recorder::LiveStep).
-  opts.live = !push.has_value();  // a pushed archive is not discovered
-  opts.archive_base = base_for(now);
-  opts.archive.sync_on_switch = f.sync;
-  opts.resume = true;  // recovery runs when recording resumes into the same archive
-  // The MMV directory watched, the waits on it: as capture records
-  // (archiver/record/recording.h).
-  archiver::Recording recording(opts, LogLine);
-  archiver::Recorder& recorder = recording.recorder();
-  std::unique_ptr<archiver::BackgroundCompressor> compressor;
-  if (codec != archiver::Codec::kNone) {
-    compressor = std::make_unique<archiver::BackgroundCompressor>(codec, f.compress_level, LogLine);
-  }
+  archiver::DaemonHooks hooks;
+  hooks.sleep_until = [](absl::Time deadline) { (void)SleepUntil(deadline); };
+  hooks.stop_requested = [] { return g_stop.load(); };
+  hooks.take_reload = [] { return g_new_volume.exchange(false); };
+  hooks.process_gone = [](pid_t pid) { return ProcessGone(pid); };
+  hooks.become_user = [&setup](archiver::Recorder& r) { return BecomeUser(*setup, r); };
+  if (!setup->config.empty()) hooks.reload_plan = [&setup] { return ReloadPlan(*setup); };
   InstallStopSignals();
-  LogLine(archiver::LogLevel::kInfo,
-          absl::StrCat("mmvlog record (pid ", ::getpid(), ") every ",
-                       absl::FormatDuration(setup->limits.interval), ", MMV files in ",
-                       opts.mmv_dir.empty() ? "(none)" : opts.mmv_dir, ", archives in ", dir,
-                       setup->note.empty() ? "" : absl::StrCat("; note: ", setup->note)));
-  if (absl::Status s = BecomeUser(*setup, recorder); !s.ok()) {
-    LogLine(archiver::LogLevel::kError, std::string(s.message()));
-    return kExitFailure;
+  bool started = false;
+  absl::Status status = archiver::RunRecordingDaemon(*daemon, hooks, LogLine, &started);
+  if (!status.ok() && !started) {
+    // Before recording began (the directory, its lock, the pidfile, -U):
+    // said here; once it began, the daemon's last words say it.
+    std::fprintf(stderr, "mmvlog record: %s\n", std::string(status.message()).c_str());
   }
-
-  absl::Time next_period =
-      period > absl::ZeroDuration() && periodic
-          ? archiver::NextPeriodStart(now, period, utc)
-          : absl::InfiniteFuture();
-  auto housekeeping = [&] {
-    if (compressor) {
-      for (std::string& v : recorder.TakeFinishedVolumes()) compressor->Enqueue(std::move(v));
-    }
-  };
-  std::unique_ptr<archiver::LivePusher> pusher;
-  if (push.has_value()) {
-    pusher = std::make_unique<archiver::LivePusher>(push->pusher, LogLine);
-    if (absl::Status s = StartPusher(*pusher); !s.ok()) {
-      LogLine(archiver::LogLevel::kError, absl::StrCat("push: ", s.message()));
-      return kExitFailure;
-    }
-    LogLine(archiver::LogLevel::kInfo,
-            absl::StrCat("pushing to ", push->pusher.endpoint.ToString(), " (spool ",
-                         push->pusher.state_path, ", limit ", push->pusher.push.spool_limit,
-                         " bytes)"));
-  }
-  // systemd (Type=notify): READY once the directory is watched and the
-  // archive named, STATUS as samples go, WATCHDOG from this loop at half of
-  // WATCHDOG_USEC whatever the interval (the waits are cut to it), STOPPING.
-  const archiver::SdNotifier notify = archiver::SdNotifier::FromEnvironment();
-  const absl::Duration ping_every = notify.watchdog_every();
-  absl::Time next_ping = absl::InfinitePast(), next_status = absl::InfinitePast();
-  auto notify_log = [](const absl::Status& s) {
-    if (!s.ok()) LogLine(archiver::LogLevel::kWarning, std::string(s.message()));
-  };
-  auto ping = [&](absl::Time t) {
-    // The waits end at next_ping (below); a wake-up a millisecond early
-    // for it still pings.
-    if (ping_every <= absl::ZeroDuration() || t + absl::Milliseconds(1) < next_ping) return;
-    notify_log(notify.Watchdog());
-    next_ping = t + ping_every;
-  };
-  archiver::LoopHooks hooks;
-  hooks.now = [] { return absl::Now(); };
-  recording.SetWaits(
-      &hooks, setup->limits, [](absl::Time deadline) { (void)SleepUntil(deadline); },
-      [&] {
-        if (ping_every <= absl::ZeroDuration()) return absl::InfiniteDuration();
-        return std::max(next_ping - absl::Now(), absl::Milliseconds(1));
-      });
-  hooks.poll = [&] {
-    ping(absl::Now());
-    if (g_stop.load()) return archiver::LoopEvent::kStop;
-    if (setup->watch_pid > 0 && ProcessGone(setup->watch_pid)) {
-      LogLine(archiver::LogLevel::kInfo, absl::StrCat("process ", setup->watch_pid, " has exited"));
-      return archiver::LoopEvent::kFinalSample;
-    }
-    const absl::Time t = absl::Now();
-    if (t >= next_period) {
-      const std::string base = base_for(t);
-      LogLine(archiver::LogLevel::kInfo, absl::StrCat("new period: next archive ", base));
-      if (absl::Status s = recorder.StartNewArchive(base); !s.ok()) {
-        LogLine(archiver::LogLevel::kError, s.ToString());
-      }
-      next_period = archiver::NextPeriodStart(t, period, utc);
-      housekeeping();
-      if (retention.max_age != absl::InfiniteDuration() || retention.max_total_bytes > 0) {
-        (void)archiver::ApplyRetention(dir, retention, t, base, LogLine);
-      }
-    }
-    if (g_new_volume.exchange(false)) {
-      notify_log(notify.Reloading());
-      if (!setup->config.empty()) {
-        // Read the configuration again; a broken one keeps what runs.
-        absl::StatusOr<std::shared_ptr<archiver::LogPlan>> plan = ReloadPlan(*setup);
-        if (plan.ok()) {
-          recorder.SetPlan(*plan);
-          LogLine(archiver::LogLevel::kInfo,
-                  absl::StrCat("SIGHUP: configuration ", setup->config, " read again"));
-        } else {
-          LogLine(archiver::LogLevel::kError,
-                  absl::StrCat("SIGHUP: ", plan.status().message(),
-                               "; the configuration read before stays in force"));
-        }
-      }
-      LogLine(archiver::LogLevel::kInfo, "SIGHUP: new volume");
-      notify_log(notify.Ready(absl::StrCat("recording into ", recorder.current_archive())));
-      return archiver::LoopEvent::kNewVolume;
-    }
-    return archiver::LoopEvent::kNone;
-  };
-  hooks.on_sample = [&] {
-    housekeeping();
-    if (pusher) pusher->Follow(recorder.current_archive());
-    if (notify.enabled()) {
-      const absl::Time t = absl::Now();
-      ping(t);
-      if (t >= next_status) {
-        notify_log(notify.Status(
-            recorder.current_archive().empty()
-                ? absl::StrCat("waiting for MMV files in ", opts.mmv_dir)
-                : absl::StrCat(recorder.stats().samples, " samples into ", recorder.current_archive())));
-        next_status = t + absl::Seconds(1);
-      }
-    }
-  };
-  if (retention.max_age != absl::InfiniteDuration() || retention.max_total_bytes > 0) {
-    (void)archiver::ApplyRetention(dir, retention, now, opts.archive_base, LogLine);
-  }
-  notify_log(notify.Ready(absl::StrCat("watching ", opts.mmv_dir.empty() ? "(none)" : opts.mmv_dir,
-                                        ", recording into ", opts.archive_base)));
-  archiver::LoopStats stats;
-  absl::Status status = archiver::RunRecordLoop(recorder, setup->limits, hooks, &stats);
-  notify_log(notify.Stopping());
-  absl::Status closed = recorder.Close();
-  if (status.ok()) status = closed;
-  recorder.FinishLive();
-  housekeeping();
-  if (pusher) {
-    bool all_sent = false;
-    const archiver::Pusher::Totals t = pusher->Stop(absl::Seconds(10), &all_sent);
-    LogLine(all_sent ? archiver::LogLevel::kInfo : archiver::LogLevel::kWarning,
-            absl::StrCat("push: ", t.records, " records sent (", t.bytes, " bytes, ",
-                         t.remote_archives, " remote archives, ", t.dropped_records,
-                         " given up)", all_sent ? "" : "; the rest waits in the spool for the next run"));
-  }
-  if (compressor) compressor->Drain();
-  if (!pidfile.empty()) ::unlink(pidfile.c_str());
-  const auto& st = recorder.stats();
-  LogLine(archiver::LogLevel::kInfo, absl::StrCat("schedule: ", stats.Summary()));
-  LogLine(status.ok() ? archiver::LogLevel::kInfo : archiver::LogLevel::kError,
-          absl::StrCat(status.ok() ? "stopped: " : absl::StrCat("stopped on error: ", status.message(), ": "),
-                       st.samples, " samples, ", st.values, " values, ", st.marks, " marks, ",
-                       stats.skipped_ticks, " missed ticks, ", st.dropped, " dropped; last archive ",
-                       recorder.current_archive()));
   return status.ok() ? kExitOk : kExitFailure;
 }
 

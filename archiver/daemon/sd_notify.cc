@@ -43,7 +43,9 @@ absl::Status SdNotifier::Notify(absl::string_view state) const {
   const socklen_t len = static_cast<socklen_t>(offsetof(struct sockaddr_un, sun_path) + socket_.size());
   const int fd = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return absl::ErrnoToStatus(errno, "notify: socket");
-  const ssize_t sent = ::sendto(fd, state.data(), state.size(), MSG_NOSIGNAL,
+  // Never blocks: a reader that does not read (a full queue) costs a
+  // notification, not the recorder's sampling.
+  const ssize_t sent = ::sendto(fd, state.data(), state.size(), MSG_NOSIGNAL | MSG_DONTWAIT,
                                 reinterpret_cast<const struct sockaddr*>(&addr), len);
   const int err = errno;
   ::close(fd);

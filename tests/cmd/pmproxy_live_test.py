@@ -100,6 +100,9 @@ class PmproxyLiveTest(unittest.TestCase):
                 self.files.set_counter("bravo", n)
                 time.sleep(0.13)
 
+        # The counter's start, before anything samples it (the writer's own
+        # value is above the bumps': a sample before the first would be a wrap).
+        self.files.set_counter("bravo", 1000 * int(version))
         threads = [threading.Thread(target=poll), threading.Thread(target=bump)]
         for t in threads:
             t.start()

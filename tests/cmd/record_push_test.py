@@ -85,6 +85,10 @@ class RecordPushTest(unittest.TestCase):
                 self.files.set_counter("bravo", n)
                 time.sleep(0.13)
 
+        # The counter's start, before anything samples it: the writer's own
+        # value (1234567890123) is above the bumps', and a first sample that
+        # came before the first bump (a slow thread start) read as a wrap.
+        self.files.set_counter("bravo", 1000)
         threads = [threading.Thread(target=poll), threading.Thread(target=bump)]
         for t in threads:
             t.start()

@@ -83,6 +83,22 @@ TEST(SdNotifier, WithoutASocketNothingIsSentAndNothingFails) {
   EXPECT_FALSE(SdNotifier("relative", absl::Seconds(10)).Watchdog().ok());
 }
 
+TEST(SdNotifier, AQueueNobodyReadsNeverBlocks) {
+  // A datagram socket's queue is short (net.unix.max_dgram_qlen): past it a
+  // notification fails at once, and the recorder goes on sampling.
+  const std::string path = absl::StrCat("/tmp/mmvlog-notify-full-", ::getpid());
+  ::unlink(path.c_str());
+  Listener l(path);
+  SdNotifier n(path, absl::Seconds(1));
+  int failed = 0;
+  const absl::Time start = absl::Now();
+  for (int i = 0; i < 2000; ++i) failed += !n.Watchdog().ok();
+  EXPECT_GT(failed, 0);
+  EXPECT_LT(absl::Now() - start, absl::Seconds(5));
+  EXPECT_EQ(l.Receive(), "WATCHDOG=1\n");
+  ::unlink(path.c_str());
+}
+
 TEST(SdNotifier, WatchdogFromTheEnvironment) {
   ::setenv("NOTIFY_SOCKET", "/run/x", 1);
   ::setenv("WATCHDOG_USEC", "60000000", 1);
