@@ -139,14 +139,16 @@ absl::StatusOr<uint32_t> MmvMapper::ClusterFor(const std::string& name,
   return cluster;
 }
 
+uint32_t MmvMapper::IndomId(uint32_t cluster, uint32_t serial) const {
+  return format::InDomBuild(options_.domain, (cluster << 11) | serial);
+}
+
 absl::StatusOr<MappedFile> MmvMapper::Map(const std::string& name,
                                           std::shared_ptr<const MmvFile> mmv) {
   const MmvFile& f = *mmv;
   const bool noprefix = (f.header.flags & format::kMmvFlagNoPrefix) != 0;
-  const std::string prefix =
-      noprefix
-          ? absl::StrCat(options_.prefix, ".")
-          : absl::StrCat(options_.prefix, ".", name, ".");
+  const std::string prefix = noprefix ? absl::StrCat(options_.prefix, ".")
+                                      : absl::StrCat(options_.prefix, ".", name, ".");
   std::optional<uint32_t> seeded;
   for (const format::MmvMetric& m : f.metrics) {
     auto it = pmid_of_name_.find(prefix + m.name);
@@ -166,214 +168,9 @@ absl::StatusOr<MappedFile> MmvMapper::Map(const std::string& name,
   out.sentinel = (f.header.flags & format::kMmvFlagSentinel) != 0;
   if (f.header.cluster > 0 && static_cast<uint32_t>(f.header.cluster) != out.cluster) {
     out.warnings.push_back(absl::StrCat("requested cluster ", f.header.cluster,
-                                        " belongs to another file; using cluster ",
-                                        out.cluster));
+                                        " belongs to another file; using cluster ", out.cluster));
   }
-  const uint32_t domain = options_.domain;
-  auto indom_id = [&](uint32_t serial) {
-    return format::InDomBuild(domain, (out.cluster << 11) | serial);
-  };
-  // Values per metric, in indom instance order.
-  std::vector<std::vector<uint32_t>> values_of(f.metrics.size());
-  for (uint32_t i = 0; i < f.values.size(); ++i) {
-    values_of[f.values[i].metric_index].push_back(i);
-  }
-  for (auto& v : values_of) {
-    std::stable_sort(v.begin(), v.end(), [&](uint32_t a, uint32_t b) {
-      return f.values[a].instance_index < f.values[b].instance_index;
-    });
-  }
-
-  absl::flat_hash_map<uint32_t, uint32_t> pmid_of_item;
-  absl::flat_hash_set<std::string> names_here;  // names met in this call
-  std::vector<bool> indom_used(f.indoms.size(), false);
-  if (f.metrics.size() > format::kMmvMaxMetrics) {
-    out.warnings.push_back(absl::StrCat(f.metrics.size(), " metrics, more than ",
-                                        format::kMmvMaxMetrics,
-                                        ": none exported (as pmdammv)"));
-  } else {
-    for (size_t i = 0; i < f.metrics.size(); ++i) {
-      const format::MmvMetric& m = f.metrics[i];
-      const std::string full = prefix + m.name;
-      if (m.type == MmvType::kNoSupport) {
-        out.warnings.push_back(absl::StrCat(full, ": type NOSUPPORT, not exported"));
-        continue;
-      }
-      if (m.type != MmvType::kElapsed && !KnownSemantics(m.semantics)) {
-        // pmdammv would export it with that number as its semantics, which no
-        // PCP tool can interpret (pminfo: "???"): this metric is left out,
-        // not the file.
-        out.warnings.push_back(absl::StrCat("offset ", m.offset, ": ", full,
-                                            ": unknown semantics ", m.semantics,
-                                            ", not exported"));
-        continue;
-      }
-      if (m.duplicate_item) {
-        out.warnings.push_back(absl::StrCat(full, ": item ", m.item,
-                                            " is an earlier metric's; ignored, as PCP does"));
-        continue;
-      }
-      if (m.item > format::kMmvMaxItem) {
-        out.warnings.push_back(absl::StrCat(full, ": item ", m.item,
-                                            " does not fit a PMID (max 1023)"));
-        continue;
-      }
-      if (!Selected(options_, full)) continue;
-      if (!IsValidPcpName(full)) {
-        out.warnings.push_back(absl::StrCat(full, ": not a valid PCP metric name"));
-        continue;
-      }
-      const uint32_t pmid = format::PmidBuild(domain, out.cluster, m.item);
-      auto [it, inserted] = pmid_of_name_.try_emplace(full, pmid);
-      auto first = first_of_pmid_.find(it->second);
-      const bool others = first != first_of_pmid_.end() && first->second.first != name;
-      if (!inserted && it->second != pmid && others) {
-        out.warnings.push_back(absl::StrCat(full, ": name already used by ", first->second.first,
-                                            " for item ", format::PmidItem(it->second),
-                                            " of the shared cluster; ignored, as PCP does"));
-        continue;
-      }
-      if (!inserted && it->second != pmid &&
-          format::PmidCluster(it->second) == out.cluster && !names_here.contains(full)) {
-        // This file's own metric, mapped before under another item: the
-        // name would change PMID, which one archive cannot hold.
-        return absl::AlreadyExistsError(absl::StrCat(
-            full, ": was PMID ", format::PmidCluster(it->second), ".",
-            format::PmidItem(it->second), ", now item ", m.item));
-      }
-      names_here.insert(full);
-      if (!inserted && it->second != pmid) {
-        out.warnings.push_back(absl::StrCat(full, ": name already used by PMID ",
-                                            format::PmidCluster(it->second), ".",
-                                            format::PmidItem(it->second)));
-        continue;
-      }
-      MappedMetric mm;
-      mm.mmv_type = m.type;
-      mm.desc.pmid = pmid;
-      mm.desc.type = PcpType(m.type);
-      mm.desc.sem = m.semantics == format::kMmvSemUnset ? format::kSemCounter : m.semantics;
-      format::PmUnits units = format::UnitsFromWord(m.units);
-      // PCP 7.2's extra units (temperature, voltage, current, power) are
-      // kept as pmdammv keeps the whole word (mmv.c create_metric). Bits
-      // 7.2 does not know are what a writer for older PCP left in the pad
-      // byte: pmdammv would pass them on, and 7.2's pminfo then reports the
-      // descriptor as an error; they are dropped, saying so.
-      if (!format::ExtraUnitsValid(units)) {
-        out.warnings.push_back(absl::StrCat(
-            full, ": units word 0x", absl::Hex(m.units, absl::kZeroPad8),
-            " has extra-unit bits PCP 7.2 does not know (unit ", units.extra_unit,
-            ", scale ", units.extra_scale, "); recorded without them"));
-        units.extra_unit = 0;
-        units.extra_scale = 0;
-      }
-      if (m.type == MmvType::kElapsed) {
-        units = {};
-        units.dim_time = 1;
-        units.scale_time = format::kTimeUsec;
-        mm.desc.sem = format::kSemCounter;
-      }
-      mm.desc.units = format::UnitsToWord(units);
-      mm.desc.indom = format::kIndomNull;
-      if (m.indom_index >= 0) {
-        mm.desc.indom = indom_id(m.indom);
-        indom_used[m.indom_index] = true;
-      }
-      mm.desc.names = {full};
-      if (noprefix_clusters_.contains(out.cluster)) {
-        // A shared cluster: the first file to define a PMID decides it.
-        auto [f1, added] = first_of_pmid_.try_emplace(pmid, name, mm.desc);
-        if (!added && f1->second.first != name && !(f1->second.second == mm.desc)) {
-          if (inserted) pmid_of_name_.erase(full);
-          out.warnings.push_back(absl::StrCat(
-              full, ": item ", m.item, " is defined differently by ", f1->second.first,
-              " (", f1->second.second.names.empty() ? "" : f1->second.second.names[0],
-              ") in the shared cluster; ignored, as PCP keeps the first"));
-          continue;
-        }
-        if (f1->second.first == name) f1->second.second = mm.desc;
-      }
-      mm.values = std::move(values_of[i]);
-      mm.offsets.reserve(mm.values.size());
-      for (uint32_t idx : mm.values) mm.offsets.push_back(static_cast<uint32_t>(f.values[idx].offset));
-      if (!m.short_help.empty()) {
-        out.texts.push_back({format::kTextOneLine | format::kTextPmid, pmid, m.short_help});
-      }
-      if (!m.long_help.empty()) {
-        out.texts.push_back({format::kTextHelp | format::kTextPmid, pmid, m.long_help});
-      }
-      pmid_of_item[m.item] = pmid;
-      out.metrics.push_back(std::move(mm));
-    }
-  }
-
-  for (size_t i = 0; i < f.indoms.size(); ++i) {
-    const format::MmvIndom& d = f.indoms[i];
-    if (!indom_used[i]) continue;
-    format::InDom indom;
-    indom.indom = indom_id(d.serial);
-    for (const format::MmvInstance& inst : d.instances) {
-      indom.instances.push_back({inst.internal, inst.external, false});
-    }
-    out.indoms.push_back(std::move(indom));
-    if (!d.short_help.empty()) {
-      out.texts.push_back({format::kTextOneLine | format::kTextIndom, indom_id(d.serial), d.short_help});
-    }
-    if (!d.long_help.empty()) {
-      out.texts.push_back({format::kTextHelp | format::kTextIndom, indom_id(d.serial), d.long_help});
-    }
-  }
-
-  // Labels: each payload a set of its own, with its own flags, grouped by
-  // (type, ident, instance) in file order, then merged as pmdammv's
-  // __pmAddLabels calls merge them. A payload libpcp would refuse is left
-  // out, as pmdammv leaves it, and the others are kept.
-  std::map<std::tuple<uint32_t, uint32_t, int32_t>, std::vector<format::LabelSet>> groups;
-  for (const format::MmvLabel& l : f.labels) {
-    const uint32_t type = l.flags & format::kMmvLabelTypeMask;
-    uint32_t ident = 0;
-    int32_t inst = format::kInNull;
-    if (type == format::kMmvLabelCluster) {
-      // libpcp_mmv stores the requested cluster: accept it or the assigned one.
-      if (l.identity != out.cluster && l.identity != static_cast<uint32_t>(f.header.cluster)) {
-        out.warnings.push_back(absl::StrCat("cluster label ", l.payload,
-                                            " names cluster ", l.identity, ": dropped"));
-        continue;
-      }
-      ident = format::PmidBuild(domain, out.cluster, 0);
-    } else if (type == format::kMmvLabelItem) {
-      auto it = pmid_of_item.find(l.identity);
-      if (it == pmid_of_item.end()) continue;  // its metric is not exported
-      ident = it->second;
-    } else {
-      ident = indom_id(l.identity);
-      if (type == format::kMmvLabelInstances) inst = l.internal;
-    }
-    const uint8_t flags = static_cast<uint8_t>(
-        type | ((l.flags & format::kMmvLabelOptional) ? format::kLabelOptional : 0));
-    absl::StatusOr<format::LabelSet> set =
-        format::MakeLabelSet(inst, l.payload, flags, format::LabelOrder::kAsWritten);
-    if (!set.ok()) {
-      out.warnings.push_back(absl::StrCat("labels ", l.payload, ": ", set.status().message()));
-      continue;
-    }
-    groups[{type, ident, inst}].push_back(std::move(*set));
-  }
-  std::map<std::pair<uint32_t, uint32_t>, format::LabelRecord> records;
-  for (auto& [key, sets] : groups) {
-    const auto [type, ident, inst] = key;
-    absl::StatusOr<format::LabelSet> set = format::MergeLabelSets(inst, sets);
-    if (!set.ok()) {
-      out.warnings.push_back(absl::StrCat("labels ", sets.front().json, ": ",
-                                          set.status().message()));
-      continue;
-    }
-    format::LabelRecord& r = records[{type, ident}];
-    r.type = type;
-    r.ident = ident;
-    r.sets.push_back(std::move(*set));
-  }
-  for (auto& [key, r] : records) out.labels.push_back(std::move(r));
+  if (absl::Status s = MapMetrics(name, prefix, &out); !s.ok()) return s;
   out.fixed_layout = !out.sentinel && f.size <= std::numeric_limits<uint32_t>::max() &&
                      std::all_of(out.metrics.begin(), out.metrics.end(), [](const MappedMetric& m) {
                        switch (m.mmv_type) {
@@ -391,6 +188,220 @@ absl::StatusOr<MappedFile> MmvMapper::Map(const std::string& name,
                        }
                      });
   return out;
+}
+
+absl::Status MmvMapper::MapMetrics(const std::string& name, const std::string& prefix,
+                                   MappedFile* out) {
+  const MmvFile& f = *out->mmv;
+  // Values per metric, in indom instance order.
+  std::vector<std::vector<uint32_t>> values_of(f.metrics.size());
+  for (uint32_t i = 0; i < f.values.size(); ++i) values_of[f.values[i].metric_index].push_back(i);
+  for (auto& v : values_of) {
+    std::stable_sort(v.begin(), v.end(), [&](uint32_t a, uint32_t b) {
+      return f.values[a].instance_index < f.values[b].instance_index;
+    });
+  }
+  absl::flat_hash_map<uint32_t, uint32_t> pmid_of_item;
+  absl::flat_hash_set<std::string> names_here;  // names met in this call
+  std::vector<bool> indom_used(f.indoms.size(), false);
+  if (f.metrics.size() > format::kMmvMaxMetrics) {
+    out->warnings.push_back(absl::StrCat(f.metrics.size(), " metrics, more than ",
+                                         format::kMmvMaxMetrics, ": none exported (as pmdammv)"));
+  } else {
+    for (size_t i = 0; i < f.metrics.size(); ++i) {
+      const format::MmvMetric& m = f.metrics[i];
+      absl::StatusOr<std::optional<MappedMetric>> mm =
+          MapMetric(name, prefix + m.name, m, &names_here, out);
+      if (!mm.ok()) return mm.status();
+      if (!mm->has_value()) continue;
+      MappedMetric& metric = **mm;
+      if (m.indom_index >= 0) indom_used[m.indom_index] = true;
+      metric.values = std::move(values_of[i]);
+      metric.offsets.reserve(metric.values.size());
+      for (uint32_t idx : metric.values) metric.offsets.push_back(static_cast<uint32_t>(f.values[idx].offset));
+      const uint32_t pmid = metric.desc.pmid;
+      if (!m.short_help.empty()) {
+        out->texts.push_back({format::kTextOneLine | format::kTextPmid, pmid, m.short_help});
+      }
+      if (!m.long_help.empty()) {
+        out->texts.push_back({format::kTextHelp | format::kTextPmid, pmid, m.long_help});
+      }
+      pmid_of_item[m.item] = pmid;
+      out->metrics.push_back(std::move(metric));
+    }
+  }
+  MapIndoms(indom_used, out);
+  MapLabels(pmid_of_item, out);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::optional<MappedMetric>> MmvMapper::MapMetric(
+    const std::string& name, const std::string& full, const format::MmvMetric& m,
+    absl::flat_hash_set<std::string>* names_here, MappedFile* out) {
+  // What pmdammv does not export, or exports as no PCP tool can read it.
+  std::string skip;
+  if (m.type == MmvType::kNoSupport) {
+    skip = absl::StrCat(full, ": type NOSUPPORT, not exported");
+  } else if (m.type != MmvType::kElapsed && !KnownSemantics(m.semantics)) {
+    // pmdammv would export it with that number as its semantics, which no
+    // PCP tool can interpret (pminfo: "???"): this metric is left out, not
+    // the file.
+    skip = absl::StrCat("offset ", m.offset, ": ", full, ": unknown semantics ", m.semantics,
+                        ", not exported");
+  } else if (m.duplicate_item) {
+    skip = absl::StrCat(full, ": item ", m.item, " is an earlier metric's; ignored, as PCP does");
+  } else if (m.item > format::kMmvMaxItem) {
+    skip = absl::StrCat(full, ": item ", m.item, " does not fit a PMID (max 1023)");
+  } else if (!Selected(options_, full)) {
+    return std::nullopt;
+  } else if (!IsValidPcpName(full)) {
+    skip = absl::StrCat(full, ": not a valid PCP metric name");
+  }
+  if (!skip.empty()) {
+    out->warnings.push_back(std::move(skip));
+    return std::nullopt;
+  }
+  const uint32_t pmid = format::PmidBuild(options_.domain, out->cluster, m.item);
+  auto [it, inserted] = pmid_of_name_.try_emplace(full, pmid);
+  auto first = first_of_pmid_.find(it->second);
+  const bool others = first != first_of_pmid_.end() && first->second.first != name;
+  if (!inserted && it->second != pmid && others) {
+    out->warnings.push_back(absl::StrCat(full, ": name already used by ", first->second.first,
+                                         " for item ", format::PmidItem(it->second),
+                                         " of the shared cluster; ignored, as PCP does"));
+    return std::nullopt;
+  }
+  if (!inserted && it->second != pmid && format::PmidCluster(it->second) == out->cluster &&
+      !names_here->contains(full)) {
+    // This file's own metric, mapped before under another item: the name
+    // would change PMID, which one archive cannot hold.
+    return absl::AlreadyExistsError(absl::StrCat(full, ": was PMID ",
+                                                 format::PmidCluster(it->second), ".",
+                                                 format::PmidItem(it->second), ", now item ", m.item));
+  }
+  names_here->insert(full);
+  if (!inserted && it->second != pmid) {
+    out->warnings.push_back(absl::StrCat(full, ": name already used by PMID ",
+                                         format::PmidCluster(it->second), ".",
+                                         format::PmidItem(it->second)));
+    return std::nullopt;
+  }
+  MappedMetric mm;
+  mm.mmv_type = m.type;
+  mm.desc.pmid = pmid;
+  mm.desc.type = PcpType(m.type);
+  mm.desc.sem = m.semantics == format::kMmvSemUnset ? format::kSemCounter : m.semantics;
+  format::PmUnits units = format::UnitsFromWord(m.units);
+  // PCP 7.2's extra units (temperature, voltage, current, power) are kept
+  // as pmdammv keeps the whole word (mmv.c create_metric). Bits 7.2 does
+  // not know are what a writer for older PCP left in the pad byte: pmdammv
+  // would pass them on, and 7.2's pminfo then reports the descriptor as an
+  // error; they are dropped, saying so.
+  if (!format::ExtraUnitsValid(units)) {
+    out->warnings.push_back(absl::StrCat(
+        full, ": units word 0x", absl::Hex(m.units, absl::kZeroPad8),
+        " has extra-unit bits PCP 7.2 does not know (unit ", units.extra_unit, ", scale ",
+        units.extra_scale, "); recorded without them"));
+    units.extra_unit = 0;
+    units.extra_scale = 0;
+  }
+  if (m.type == MmvType::kElapsed) {
+    units = {};
+    units.dim_time = 1;
+    units.scale_time = format::kTimeUsec;
+    mm.desc.sem = format::kSemCounter;
+  }
+  mm.desc.units = format::UnitsToWord(units);
+  mm.desc.indom = m.indom_index >= 0 ? IndomId(out->cluster, m.indom) : format::kIndomNull;
+  mm.desc.names = {full};
+  if (noprefix_clusters_.contains(out->cluster)) {
+    // A shared cluster: the first file to define a PMID decides it.
+    auto [f1, added] = first_of_pmid_.try_emplace(pmid, name, mm.desc);
+    if (!added && f1->second.first != name && !(f1->second.second == mm.desc)) {
+      if (inserted) pmid_of_name_.erase(full);
+      out->warnings.push_back(absl::StrCat(
+          full, ": item ", m.item, " is defined differently by ", f1->second.first, " (",
+          f1->second.second.names.empty() ? "" : f1->second.second.names[0],
+          ") in the shared cluster; ignored, as PCP keeps the first"));
+      return std::nullopt;
+    }
+    if (f1->second.first == name) f1->second.second = mm.desc;
+  }
+  return mm;
+}
+
+void MmvMapper::MapIndoms(const std::vector<bool>& used, MappedFile* out) const {
+  const MmvFile& f = *out->mmv;
+  for (size_t i = 0; i < f.indoms.size(); ++i) {
+    const format::MmvIndom& d = f.indoms[i];
+    if (!used[i]) continue;
+    format::InDom indom;
+    indom.indom = IndomId(out->cluster, d.serial);
+    for (const format::MmvInstance& inst : d.instances) {
+      indom.instances.push_back({inst.internal, inst.external, false});
+    }
+    if (!d.short_help.empty()) {
+      out->texts.push_back({format::kTextOneLine | format::kTextIndom, indom.indom, d.short_help});
+    }
+    if (!d.long_help.empty()) {
+      out->texts.push_back({format::kTextHelp | format::kTextIndom, indom.indom, d.long_help});
+    }
+    out->indoms.push_back(std::move(indom));
+  }
+}
+
+// Each payload a set of its own, with its own flags, grouped by (type,
+// ident, instance) in file order, then merged as pmdammv's __pmAddLabels
+// calls merge them. A payload libpcp would refuse is left out, as pmdammv
+// leaves it, and the others are kept.
+void MmvMapper::MapLabels(const absl::flat_hash_map<uint32_t, uint32_t>& pmid_of_item,
+                          MappedFile* out) const {
+  const MmvFile& f = *out->mmv;
+  std::map<std::tuple<uint32_t, uint32_t, int32_t>, std::vector<format::LabelSet>> groups;
+  for (const format::MmvLabel& l : f.labels) {
+    const uint32_t type = l.flags & format::kMmvLabelTypeMask;
+    uint32_t ident = 0;
+    int32_t inst = format::kInNull;
+    if (type == format::kMmvLabelCluster) {
+      // libpcp_mmv stores the requested cluster: accept it or the assigned one.
+      if (l.identity != out->cluster && l.identity != static_cast<uint32_t>(f.header.cluster)) {
+        out->warnings.push_back(absl::StrCat("cluster label ", l.payload, " names cluster ",
+                                             l.identity, ": dropped"));
+        continue;
+      }
+      ident = format::PmidBuild(options_.domain, out->cluster, 0);
+    } else if (type == format::kMmvLabelItem) {
+      auto it = pmid_of_item.find(l.identity);
+      if (it == pmid_of_item.end()) continue;  // its metric is not exported
+      ident = it->second;
+    } else {
+      ident = IndomId(out->cluster, l.identity);
+      if (type == format::kMmvLabelInstances) inst = l.internal;
+    }
+    const uint8_t flags = static_cast<uint8_t>(
+        type | ((l.flags & format::kMmvLabelOptional) ? format::kLabelOptional : 0));
+    absl::StatusOr<format::LabelSet> set =
+        format::MakeLabelSet(inst, l.payload, flags, format::LabelOrder::kAsWritten);
+    if (!set.ok()) {
+      out->warnings.push_back(absl::StrCat("labels ", l.payload, ": ", set.status().message()));
+      continue;
+    }
+    groups[{type, ident, inst}].push_back(std::move(*set));
+  }
+  std::map<std::pair<uint32_t, uint32_t>, format::LabelRecord> records;
+  for (auto& [key, sets] : groups) {
+    const auto [type, ident, inst] = key;
+    absl::StatusOr<format::LabelSet> set = format::MergeLabelSets(inst, sets);
+    if (!set.ok()) {
+      out->warnings.push_back(absl::StrCat("labels ", sets.front().json, ": ", set.status().message()));
+      continue;
+    }
+    format::LabelRecord& r = records[{type, ident}];
+    r.type = type;
+    r.ident = ident;
+    r.sets.push_back(std::move(*set));
+  }
+  for (auto& [key, r] : records) out->labels.push_back(std::move(r));
 }
 
 }  // namespace mmvlog::archiver

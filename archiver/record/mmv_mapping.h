@@ -111,6 +111,20 @@ class MmvMapper {
   const MappingOptions& options() const { return options_; }
 
  private:
+  // Map's steps: each metric's PMID and descriptor (an error when one of
+  // this file's names would change PMID), the instance domains its metrics
+  // use, the labels, and whether the values can be read in place.
+  absl::Status MapMetrics(const std::string& name, const std::string& prefix, MappedFile* out);
+  // One metric, or nullopt (with a warning when it is not simply left
+  // unselected) when it is not exported.
+  absl::StatusOr<std::optional<MappedMetric>> MapMetric(const std::string& name,
+                                                       const std::string& full,
+                                                       const format::MmvMetric& m,
+                                                       absl::flat_hash_set<std::string>* names_here,
+                                                       MappedFile* out);
+  void MapIndoms(const std::vector<bool>& used, MappedFile* out) const;
+  void MapLabels(const absl::flat_hash_map<uint32_t, uint32_t>& pmid_of_item, MappedFile* out) const;
+  uint32_t IndomId(uint32_t cluster, uint32_t serial) const;
   absl::StatusOr<uint32_t> ClusterFor(const std::string& name, int32_t requested,
                                       std::optional<uint32_t> seeded, bool noprefix,
                                       bool* shared);
