@@ -92,33 +92,82 @@ absl::StatusOr<Scan> ScanFile(const std::string& path, int kind /*0 meta, 1 vol*
 
 }  // namespace
 
-absl::Status RecoverArchive(absl::string_view name, bool dry_run, RecoveryReport* report,
-                            bool resuming) {
-  const std::string base = ArchiveBaseName(name);
-  auto act = [&](const std::string& what, auto&& fn) -> absl::Status {
-    report->actions.push_back(what);
-    if (dry_run) return absl::OkStatus();
+namespace {
+
+// One recovery: each step reads what the steps before found. Steps that
+// end the recovery (nothing left to recover) set done_.
+class Recovery {
+ public:
+  Recovery(absl::string_view name, bool dry_run, RecoveryReport* report, bool resuming)
+      : base_(ArchiveBaseName(name)),
+        meta_path_(base_ + ".meta"),
+        dry_run_(dry_run),
+        resuming_(resuming),
+        report_(report) {}
+
+  absl::Status Run() {
+    if (absl::Status s = RecoverMeta(); !s.ok() || done_) return s;
+    if (absl::Status s = RecoverVolumes(); !s.ok()) return s;
+    if (absl::Status s = MarkEmptyArchive(); !s.ok() || done_) return s;
+    return RebuildIndex();
+  }
+
+ private:
+  // Says what is done (the report) and does it, unless a dry run.
+  template <typename F>
+  absl::Status Act(const std::string& what, F&& fn) {
+    report_->actions.push_back(what);
+    if (dry_run_) return absl::OkStatus();
     return fn();
-  };
-  auto truncate_to = [&](const std::string& path, uint64_t size, uint64_t was) {
-    return act(absl::StrCat(path, ": cut torn tail at offset ", size, " (", was - size, " bytes)"),
+  }
+  absl::Status TruncateTo(const std::string& path, uint64_t size, uint64_t was) {
+    return Act(absl::StrCat(path, ": cut torn tail at offset ", size, " (", was - size, " bytes)"),
                [&]() -> absl::Status {
                  if (::truncate(path.c_str(), static_cast<off_t>(size)) != 0) {
                    return absl::ErrnoToStatus(errno, absl::StrCat("truncate ", path));
                  }
                  return absl::OkStatus();
                });
-  };
+  }
+  // The label and torn tail of .meta; an archive killed while being
+  // created is removed (done_).
+  absl::Status RecoverMeta();
+  // Each volume: torn tails cut, label-only tails removed; what the index
+  // needs (each volume's first record, the last one).
+  absl::Status RecoverVolumes();
+  // An archive with no record at all: a <mark> at its start, or removed
+  // when nothing was described (done_).
+  absl::Status MarkEmptyArchive();
+  // The index: whole entries that point inside the (repaired) files.
+  absl::Status RebuildIndex();
 
-  const std::string meta_path = base + ".meta";
-  absl::StatusOr<Scan> meta = ScanFile(meta_path, 0, 0);
-  if (!meta.ok()) return meta.status();
-  if (!meta->has_label) {
+  const std::string base_;
+  const std::string meta_path_;
+  const bool dry_run_;
+  const bool resuming_;
+  RecoveryReport* report_;
+  bool done_ = false;
+  Scan meta_;
+  int version_ = 0;
+  std::vector<std::pair<int64_t, std::string>> volumes_;
+  absl::flat_hash_set<int64_t> compressed_;
+  std::vector<uint64_t> volume_size_;
+  std::optional<Timestamp> last_;
+  int64_t last_volume_ = -1;
+  uint64_t last_offset_ = 0;
+  std::vector<format::IndexEntry> volume_starts_;  // each volume's first record
+};
+
+absl::Status Recovery::RecoverMeta() {
+  absl::StatusOr<Scan> scanned = ScanFile(meta_path_, 0, 0);
+  if (!scanned.ok()) return scanned.status();
+  meta_ = std::move(*scanned);
+  if (!meta_.has_label) {
     // Killed while creating the archive: if no volume holds more than a
     // label, nothing was recorded and the files are only debris.
-    std::vector<std::string> debris = {meta_path, base + ".index"};
+    std::vector<std::string> debris = {meta_path_, base_ + ".index"};
     bool holds_data = false;
-    absl::StatusOr<std::vector<VolumeFile>> files = ListVolumes(base);
+    absl::StatusOr<std::vector<VolumeFile>> files = ListVolumes(base_);
     if (!files.ok()) return files.status();
     for (const VolumeFile& v : *files) {
       struct stat st;
@@ -129,50 +178,49 @@ absl::Status RecoverArchive(absl::string_view name, bool dry_run, RecoveryReport
       }
       debris.push_back(v.path);
     }
-    if (holds_data || resuming) {
-      return absl::DataLossError(absl::StrCat(meta_path, ": no complete archive label; cannot recover"));
+    if (holds_data || resuming_) {
+      return absl::DataLossError(absl::StrCat(meta_path_, ": no complete archive label; cannot recover"));
     }
-    return act(absl::StrCat(base, ": killed while being created, nothing recorded; removed its files"),
+    done_ = true;
+    return Act(absl::StrCat(base_, ": killed while being created, nothing recorded; removed its files"),
                [&]() -> absl::Status {
                  for (const std::string& p : debris) ::unlink(p.c_str());
                  return absl::OkStatus();
                });
   }
-  const int version = meta->version;
-  absl::StatusOr<struct stat> meta_st = StatPath(meta_path);
+  version_ = meta_.version;
+  absl::StatusOr<struct stat> meta_st = StatPath(meta_path_);
   if (!meta_st.ok()) return meta_st.status();
-  if (meta->torn) {
-    if (absl::Status s = truncate_to(meta_path, meta->good_end, meta_st->st_size); !s.ok()) return s;
+  if (meta_.torn) {
+    if (absl::Status s = TruncateTo(meta_path_, meta_.good_end, meta_st->st_size); !s.ok()) return s;
   }
 
+  return absl::OkStatus();
+}
+
+absl::Status Recovery::RecoverVolumes() {
   // Volumes, in order; compressed ones were finished before compression
   // and are left alone.
-  absl::StatusOr<std::vector<VolumeFile>> listed = ListVolumes(base);
+  absl::StatusOr<std::vector<VolumeFile>> listed = ListVolumes(base_);
   if (!listed.ok()) return listed.status();
-  std::vector<std::pair<int64_t, std::string>> volumes;
-  absl::flat_hash_set<int64_t> compressed;
   for (const VolumeFile& v : *listed) {
     if (v.compressed) {
-      compressed.insert(v.number);
+      compressed_.insert(v.number);
     } else {
-      volumes.push_back({v.number, v.path});
+      volumes_.push_back({v.number, v.path});
     }
   }
-  std::vector<uint64_t> volume_size(volumes.empty() ? 0 : volumes.back().first + 1, 0);
-  std::optional<Timestamp> last;
-  int64_t last_volume = -1;
-  uint64_t last_offset = 0;
-  std::vector<format::IndexEntry> volume_starts;  // each volume's first record
+  volume_size_.assign(volumes_.empty() ? 0 : volumes_.back().first + 1, 0);
   std::vector<Scan> scans;
   int64_t last_with_records = -1;
-  for (const auto& [n, path] : volumes) {
-    absl::StatusOr<Scan> vol = ScanFile(path, 1, version);
+  for (const auto& [n, path] : volumes_) {
+    absl::StatusOr<Scan> vol = ScanFile(path, 1, version_);
     if (!vol.ok()) return vol.status();
     if (vol->last_result) last_with_records = n;
     scans.push_back(std::move(*vol));
   }
-  for (size_t i = 0; i < volumes.size(); ++i) {
-    const auto& [n, path] = volumes[i];
+  for (size_t i = 0; i < volumes_.size(); ++i) {
+    const auto& [n, path] = volumes_[i];
     const Scan* vol = &scans[i];
     absl::StatusOr<struct stat> st = StatPath(path);
     if (!st.ok()) return st.status();
@@ -182,7 +230,7 @@ absl::Status RecoverArchive(absl::string_view name, bool dry_run, RecoveryReport
     const bool label_only_tail = vol->has_label && last_with_records >= 0 && n > last_with_records;
     if (!vol->has_label || label_only_tail) {
       // Died while creating the volume: it holds nothing.
-      if (absl::Status s = act(absl::StrCat(path, label_only_tail
+      if (absl::Status s = Act(absl::StrCat(path, label_only_tail
                                                       ? ": holds only its label; removed"
                                                       : ": no complete label; removed"),
                                [&]() -> absl::Status {
@@ -197,37 +245,42 @@ absl::Status RecoverArchive(absl::string_view name, bool dry_run, RecoveryReport
       continue;
     }
     if (vol->torn) {
-      if (absl::Status s = truncate_to(path, vol->good_end, st->st_size); !s.ok()) return s;
+      if (absl::Status s = TruncateTo(path, vol->good_end, st->st_size); !s.ok()) return s;
     }
-    volume_size[n] = vol->good_end;
+    volume_size_[n] = vol->good_end;
     if (vol->first_result) {
       format::IndexEntry start;
       start.timestamp = *vol->first_result;
       start.volume = static_cast<int32_t>(n);
       start.data_offset = vol->first_result_offset;
-      volume_starts.push_back(start);
+      volume_starts_.push_back(start);
     }
     if (vol->last_result) {
-      last = vol->last_result;
-      last_volume = n;
-      last_offset = vol->last_result_offset;
+      last_ = vol->last_result;
+      last_volume_ = n;
+      last_offset_ = vol->last_result_offset;
     }
   }
+  return absl::OkStatus();
+}
+
+absl::Status Recovery::MarkEmptyArchive() {
   // Killed after the metadata but before the first result: PCP refuses an
   // archive with no record at all ("empty archive"). A <mark> at the start
   // time is the truth (recording stopped) and makes it a valid archive.
-  if (!last && !resuming) {
+  if (!last_ && !resuming_) {
     const uint64_t label_size =
-        (version == format::kLogVersion2 ? format::kLabelV2PayloadSize
+        (version_ == format::kLogVersion2 ? format::kLabelV2PayloadSize
                                          : format::kLabelV3PayloadSize) +
         format::kFrameOverhead;
-    if (meta->good_end <= label_size || !meta->has_desc) {
+    if (meta_.good_end <= label_size || !meta_.has_desc) {
       // Killed before any metric was described (at most the host's
       // labels): PCP cannot open such an archive ("Corrupted record"), and
       // it holds nothing to keep.
-      std::vector<std::string> paths = {meta_path, base + ".index"};
-      for (const auto& [n, path] : volumes) paths.push_back(path);
-      return act(absl::StrCat(base, ": nothing was recorded; removed the empty archive"),
+      std::vector<std::string> paths = {meta_path_, base_ + ".index"};
+      for (const auto& [n, path] : volumes_) paths.push_back(path);
+      done_ = true;
+      return Act(absl::StrCat(base_, ": nothing was recorded; removed the empty archive"),
                  [&]() -> absl::Status {
                    for (const std::string& p : paths) ::unlink(p.c_str());
                    return absl::OkStatus();
@@ -236,10 +289,10 @@ absl::Status RecoverArchive(absl::string_view name, bool dry_run, RecoveryReport
     // Killed after the metadata but before the first result: PCP refuses an
     // archive with no record ("empty archive"). A <mark> at the start time
     // is the truth (recording stopped) and makes it a valid archive.
-    std::optional<format::LogLabel> label = meta->label;
+    std::optional<format::LogLabel> label = meta_.label;
     int64_t first_volume = -1;
-    for (size_t n = 0; n < volume_size.size(); ++n) {
-      if (volume_size[n] > 0) {
+    for (size_t n = 0; n < volume_size_.size(); ++n) {
+      if (volume_size_[n] > 0) {
         first_volume = static_cast<int64_t>(n);
         break;
       }
@@ -250,18 +303,18 @@ absl::Status RecoverArchive(absl::string_view name, bool dry_run, RecoveryReport
       first_volume = 0;
       label->volume = 0;
       if (absl::Status s = format::EncodeLogLabel(*label, &bytes); !s.ok()) return s;
-      if (volume_size.empty()) volume_size.resize(1, 0);
+      if (volume_size_.empty()) volume_size_.resize(1, 0);
     }
-    const std::string path = absl::StrCat(base, ".", first_volume);
-    const uint64_t mark_offset = volume_size[first_volume] + bytes.size();
+    const std::string path = absl::StrCat(base_, ".", first_volume);
+    const uint64_t mark_offset = volume_size_[first_volume] + bytes.size();
     format::Result mark;
     mark.timestamp = label->start;
-    format::EncodeResult(version, mark, &bytes);
-    if (absl::Status s = act(absl::StrCat(path, ": no record at all; added a <mark> at the start"),
+    format::EncodeResult(version_, mark, &bytes);
+    if (absl::Status s = Act(absl::StrCat(path, ": no record at all; added a <mark> at the start"),
                              [&]() -> absl::Status {
-                               if (volume_size[first_volume] == 0) ::unlink(path.c_str());
+                               if (volume_size_[first_volume] == 0) ::unlink(path.c_str());
                                absl::StatusOr<std::unique_ptr<WritableFile>> w =
-                                   OpenWritableFile(path, volume_size[first_volume] > 0);
+                                   OpenWritableFile(path, volume_size_[first_volume] > 0);
                                if (!w.ok()) return w.status();
                                if (absl::Status a = (*w)->Append(bytes); !a.ok()) return a;
                                return (*w)->Close();
@@ -269,19 +322,23 @@ absl::Status RecoverArchive(absl::string_view name, bool dry_run, RecoveryReport
         !s.ok()) {
       return s;
     }
-    last = label->start;
-    last_volume = first_volume;
-    last_offset = mark_offset;
-    volume_size[first_volume] += bytes.size();
+    last_ = label->start;
+    last_volume_ = first_volume;
+    last_offset_ = mark_offset;
+    volume_size_[first_volume] += bytes.size();
   }
+  return absl::OkStatus();
+}
+
+absl::Status Recovery::RebuildIndex() {
   // The index: whole entries that point inside the (repaired) files.
-  const std::string index_path = base + ".index";
+  const std::string index_path = base_ + ".index";
   absl::StatusOr<std::string> index = ReadWholeFile(index_path);
   std::vector<format::IndexEntry> kept;
   const uint64_t label_size =
-      (version == format::kLogVersion2 ? format::kLabelV2PayloadSize : format::kLabelV3PayloadSize) +
+      (version_ == format::kLogVersion2 ? format::kLabelV2PayloadSize : format::kLabelV3PayloadSize) +
       format::kFrameOverhead;
-  const size_t esize = format::IndexEntrySize(version);
+  const size_t esize = format::IndexEntrySize(version_);
   bool rewrite = !index.ok() || index->size() < label_size;
   // How many of the entries there, from the first, point inside the files:
   // what a cut in place keeps when the rewrite cannot be written.
@@ -291,14 +348,14 @@ absl::Status RecoverArchive(absl::string_view name, bool dry_run, RecoveryReport
     if (label_size + n * esize != index->size()) rewrite = true;  // torn entry
     for (size_t i = 0; i < n; ++i) {
       absl::StatusOr<format::IndexEntry> e = format::DecodeIndexEntry(
-          version, std::span<const uint8_t>(
+          version_, std::span<const uint8_t>(
                        reinterpret_cast<const uint8_t*>(index->data()) + label_size + i * esize, esize));
-      if (e.ok() && compressed.contains(e->volume) && e->meta_offset <= meta->good_end) {
-        kept.push_back(*e);  // a finished, compressed volume: complete
+      if (e.ok() && compressed_.contains(e->volume) && e->meta_offset <= meta_.good_end) {
+        kept.push_back(*e);  // a finished, compressed_ volume: complete
         continue;
       }
-      if (!e.ok() || e->volume < 0 || static_cast<size_t>(e->volume) >= volume_size.size() ||
-          e->data_offset >= volume_size[e->volume] || e->meta_offset > meta->good_end) {
+      if (!e.ok() || e->volume < 0 || static_cast<size_t>(e->volume) >= volume_size_.size() ||
+          e->data_offset >= volume_size_[e->volume] || e->meta_offset > meta_.good_end) {
         rewrite = true;
         if (!valid_prefix) valid_prefix = i;
         continue;
@@ -309,17 +366,17 @@ absl::Status RecoverArchive(absl::string_view name, bool dry_run, RecoveryReport
   }
   // An added entry's .meta offset: before any metadata stamped after it.
   auto meta_offset_at = [&](Timestamp when) {
-    for (const auto& [ts, off] : meta->timed) {
+    for (const auto& [ts, off] : meta_.timed) {
       if (when < ts) return off;
     }
-    return meta->good_end;
+    return meta_.good_end;
   };
   // libpcp positions a reader with the index: if the first entry lies past
   // the first record it starts reading there, silently skipping what came
   // before. So each volume's first record gets an entry unless one is kept
   // for it, as pmlogger writes at the start of each volume.
   const size_t kept_before_starts = kept.size();
-  for (format::IndexEntry start : volume_starts) {
+  for (format::IndexEntry start : volume_starts_) {
     const bool covered = std::any_of(kept.begin(), kept.begin() + kept_before_starts,
                                      [&](const format::IndexEntry& e) {
                                        return e.volume == start.volume &&
@@ -336,12 +393,12 @@ absl::Status RecoverArchive(absl::string_view name, bool dry_run, RecoveryReport
     });
   }
   // The final entry pmlogger writes at exit: at the last result.
-  if (last) {
+  if (last_) {
     format::IndexEntry fin;
-    fin.timestamp = *last;
-    fin.volume = static_cast<int32_t>(last_volume);
-    fin.data_offset = last_offset;
-    fin.meta_offset = meta_offset_at(*last);
+    fin.timestamp = *last_;
+    fin.volume = static_cast<int32_t>(last_volume_);
+    fin.data_offset = last_offset_;
+    fin.meta_offset = meta_offset_at(*last_);
     const bool have_final = !kept.empty() && kept.back().volume == fin.volume &&
                             kept.back().data_offset >= fin.data_offset;
     if (!have_final) {
@@ -350,15 +407,15 @@ absl::Status RecoverArchive(absl::string_view name, bool dry_run, RecoveryReport
     }
   }
   if (!rewrite) return absl::OkStatus();
-  return act(absl::StrCat(index_path, ": rewritten with ", kept.size(), " valid entries"),
+  return Act(absl::StrCat(index_path, ": rewritten with ", kept.size(), " valid entries"),
              [&]() -> absl::Status {
                // Keep the label that was there (or rebuild it from .meta's).
                std::vector<uint8_t> out;
-               format::LogLabel label = *meta->label;
+               format::LogLabel label = *meta_.label;
                label.volume = format::kVolumeIndex;
                if (absl::Status s = format::EncodeLogLabel(label, &out); !s.ok()) return s;
                for (const format::IndexEntry& e : kept) {
-                 if (absl::Status s = format::EncodeIndexEntry(version, e, &out); !s.ok()) return s;
+                 if (absl::Status s = format::EncodeIndexEntry(version_, e, &out); !s.ok()) return s;
                }
                absl::Status written = WriteFileAtomically(index_path, out);
                if (written.ok() || !valid_prefix) return written;
@@ -367,11 +424,18 @@ absl::Status RecoverArchive(absl::string_view name, bool dry_run, RecoveryReport
                // that it never names a volume that is not there.
                const uint64_t size = label_size + *valid_prefix * esize;
                if (::truncate(index_path.c_str(), static_cast<off_t>(size)) != 0) return written;
-               report->actions.push_back(absl::StrCat(index_path, ": ", written.message(),
+               report_->actions.push_back(absl::StrCat(index_path, ": ", written.message(),
                                                       "; cut in place to its first ",
                                                       *valid_prefix, " valid entries"));
                return absl::OkStatus();
              });
+}
+
+}  // namespace
+
+absl::Status RecoverArchive(absl::string_view name, bool dry_run, RecoveryReport* report,
+                            bool resuming) {
+  return Recovery(name, dry_run, report, resuming).Run();
 }
 
 }  // namespace mmvlog::archiver
