@@ -20,6 +20,7 @@
 
 namespace mmvlog::cmd {
 
+// One piece: a list of option declarations.
 void AddRecordingOptions(CLI::App* app, RecordingFlags* f) {
   const char* kSampling = "Sampling (as pmlogger)";
   app->add_option("-t,--interval", f->interval,
@@ -175,6 +176,7 @@ int CheckConfiguration(const RecordingSetup& setup) {
   return kExitOk;
 }
 
+// One piece: pmlogger's options checked in its order, each a few lines.
 absl::StatusOr<RecordingSetup> RecordingFromFlags(const RecordingFlags& f, absl::Time now) {
   auto bad = [](absl::string_view option, const absl::Status& s) {
     return absl::InvalidArgumentError(absl::StrCat(option, ": ", s.message()));

@@ -64,6 +64,7 @@ struct ReplayFlags {
   std::vector<std::string> args;      // [ARCHIVE...] [METRIC...]
 };
 
+// One piece: a list of option declarations.
 void AddReplayOptions(CLI::App* app, ReplayFlags* f) {
   const char* kSource = "Archives and metrics (as pmval, pmrep)";
   app->add_option("-a,--archive", f->archives,
@@ -182,6 +183,8 @@ int Fail(absl::string_view what) {
   return kExitFailure;
 }
 
+// One piece: pmval's and pmrep's checks in their order, each a few lines
+// (usage errors before any reading, then the archives, then the outputs).
 int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged) {
   if (!inv.command.empty()) return UsageError("replay", "takes no command after --");
   std::vector<std::string> archives = f.archives, metrics;

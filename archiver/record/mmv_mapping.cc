@@ -235,6 +235,8 @@ absl::Status MmvMapper::MapMetrics(const std::string& name, const std::string& p
   return absl::OkStatus();
 }
 
+// One piece: pmdammv's rules for one metric in its order (mmv.c
+// create_metric and map_stats).
 absl::StatusOr<std::optional<MappedMetric>> MmvMapper::MapMetric(
     const std::string& name, const std::string& full, const format::MmvMetric& m,
     absl::flat_hash_set<std::string>* names_here, MappedFile* out) {

@@ -35,6 +35,8 @@ absl::StatusOr<MmvHeader> MmvSource::ReadHeader() {
   return format::ParseMmvHeader(std::span<const uint8_t>(buf, *n));
 }
 
+// One piece: the snapshot's read, check and re-read (a seqlock on g1/g2)
+// in one place.
 absl::Status MmvSource::LoadAll() {
   absl::Status last;
   for (int attempt = 0; attempt < options_.max_attempts; ++attempt) {

@@ -67,6 +67,8 @@ absl::StatusOr<Replay> Replay::Open(const std::vector<std::string>& names, const
   return Replay(std::move(*archives), std::move(*columns));
 }
 
+// One piece: the stream's loop (records in, rows out) and its few states
+// (grid or records, follow, seek and restart, the look-ahead) read together.
 absl::Status Replay::Run(const ReplayPlan& plan, const std::vector<Output*>& outputs,
                          const LogFunction& log, ReplayReport* report) {
   for (const std::string& p : archives_.problems()) log(LogLevel::kWarning, p);

@@ -330,6 +330,8 @@ absl::Status Recovery::MarkEmptyArchive() {
   return absl::OkStatus();
 }
 
+// One piece: the index's entries checked, completed and written, one pass
+// over one list.
 absl::Status Recovery::RebuildIndex() {
   // The index: whole entries that point inside the (repaired) files.
   const std::string index_path = base_ + ".index";

@@ -196,6 +196,8 @@ absl::StatusOr<Timestamp> DecodeResultTimestamp(int version,
   return t;
 }
 
+// One piece: one pass of one cursor over a record, the hot path of every
+// replay (bench/README.md, replay_bench); its checks share the bounds found.
 absl::Status DecodeResultInto(int version, std::span<const uint8_t> payload,
                               uint64_t record_offset, DecodedResult* out) {
   if (version != kLogVersion2 && version != kLogVersion3) {

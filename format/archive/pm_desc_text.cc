@@ -134,6 +134,7 @@ absl::StatusOr<int32_t> ParseSemantics(absl::string_view text) {
       absl::StrCat("unknown semantics \"", text, "\""));
 }
 
+// One piece: one grammar (pmUnitsStr's text) read left to right.
 absl::StatusOr<PmUnits> ParseUnits(absl::string_view text) {
   const std::vector<absl::string_view> tokens =
       absl::StrSplit(text, ' ', absl::SkipEmpty());

@@ -11,6 +11,7 @@
 
 namespace mmvlog::format {
 
+// One piece: mmv(5)'s indom and instance rules in pmdammv's order.
 absl::Status ParseMmvIndoms(const MmvSection& s, MmvParse* p) {
   const int32_t version = p->file.header.version;
   const MmvSection* inst = p->Find(MmvTocType::kInstances);

@@ -118,6 +118,8 @@ absl::StatusOr<uint64_t> MmvExtent(std::span<const uint8_t> prefix, uint64_t fil
   return extent;
 }
 
+// One piece: mmv(5)'s rules for the header and TOC in the order pmdammv
+// applies them (the table in mmv_reader.h).
 absl::Status ParseMmvToc(MmvParse* p) {
   const MmvHeader& h = p->file.header;
   if (h.toc_count < 2) {  // M5

@@ -83,6 +83,7 @@ class Preprocessor {
   }
 
   // True when `line` was a directive (consumed); false to treat it as text.
+  // One piece: one switch over pmcpp's directives.
   absl::StatusOr<bool> Directive(const std::string& line, const Frame& at) {
     absl::string_view word = DirectiveWord(line);
     if (word.empty()) return false;

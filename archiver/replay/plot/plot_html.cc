@@ -87,6 +87,7 @@ window.addEventListener('load', function () {
 
 }  // namespace
 
+// One piece: one HTML page written top to bottom.
 std::string RenderHtml(const PlotData& plot, const PlotOptions& options) {
   const std::vector<PlotPanel>& panels = plot.panels;
   const std::string& title = plot.title;

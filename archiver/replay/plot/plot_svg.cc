@@ -62,6 +62,8 @@ std::vector<Point> PointsOf(const PlotSeries& s) {
 
 }  // namespace
 
+// One piece: one SVG document written top to bottom; every part uses the
+// same layout's coordinates.
 std::string RenderSvg(const PlotData& data, const PlotOptions& options) {
   const std::vector<PlotPanel>& panels = data.panels;
   absl::Time t0 = absl::UnixEpoch(), t1 = absl::UnixEpoch() + absl::Seconds(1);
