@@ -72,9 +72,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "archiver/store/compress.h"
-#include "archiver/store/posix_file.h"
+#include "archiver/file/posix_file.h"
 #include "archiver/record/recorder.h"
-#include "archiver/store/writable_file.h"
+#include "archiver/file/writable_file.h"
 #include "format/mmv/mmv_format.h"
 #include "format/mmv/mmv_writer.h"
 

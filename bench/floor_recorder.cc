@@ -11,7 +11,7 @@
 // metadata, no index, no checks. Prints the number of samples written.
 //
 // --write-behind: writes its own pages back as mmvlog does by default
-// (archiver/store/write_behind.h, ArchiveOptions::write_behind_min_rate):
+// (archiver/file/write_behind.h, ArchiveOptions::write_behind_min_rate):
 // every 8 MiB, when those 8 MiB came at 48 MiB/s or faster,
 // sync_file_range (write, wait) and POSIX_FADV_DONTNEED on them, here on
 // the sampling thread. Without it the kernel's flusher writes the floor's

@@ -22,7 +22,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "archiver/store/posix_file.h"
+#include "archiver/file/posix_file.h"
 #include "format/mmv/mmv_reader.h"
 #include "format/mmv/mmv_writer.h"
 

@@ -30,8 +30,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "archiver/record/mmv_source.h"
-#include "archiver/store/posix_file.h"
+#include "archiver/mmv/mmv_source.h"
+#include "archiver/file/posix_file.h"
 #include "format/mmv/mmv_format.h"
 #include "format/mmv/mmv_reader.h"
 #include "format/mmv/mmv_writer.h"

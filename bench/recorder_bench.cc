@@ -27,10 +27,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
-#include "archiver/record/log_plan.h"
-#include "archiver/store/posix_file.h"
+#include "archiver/schedule/log_plan.h"
+#include "archiver/file/posix_file.h"
 #include "archiver/record/recorder.h"
-#include "archiver/store/write_behind.h"
+#include "archiver/file/write_behind.h"
 #include "format/endian.h"
 #include "format/text/logger_config.h"
 #include "format/mmv/mmv_reader.h"
@@ -83,7 +83,7 @@ void RemoveFinished(archiver::Recorder& r) {
   for (const std::string& v : r.TakeFinishedVolumes()) ::unlink(v.c_str());
 }
 
-// `write_behind`: the product's default (archiver/store/write_behind.h), which
+// `write_behind`: the product's default (archiver/file/write_behind.h), which
 // writes volumes to disk as they grow; off, the sample ends in the page
 // cache like the bare loop's, whose data never reaches the disk here
 // (truncated before the kernel writes it back).

@@ -5,7 +5,7 @@ Performance issue, targets 4 and 5: record 100k values every 10 ms for 60 s
 while an application updates them, and report
   - how many ticks were sampled on time (before the next tick was due) and
     the lateness percentiles, from the recorder's own "schedule:" log line
-    (archiver/record/lateness.h: a histogram, so it costs nothing per sample);
+    (archiver/schedule/lateness.h: a histogram, so it costs nothing per sample);
   - peak RSS (VmHWM) against 2 x the MMV files' size + 16 MiB, and RSS over
     the run (first quarter vs last quarter, and across volume switches), read
     from /proc/PID/status every 100 ms.

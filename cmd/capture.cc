@@ -16,10 +16,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "archiver/record/mmv_source.h"
+#include "archiver/mmv/mmv_source.h"
 #include "archiver/record/recorder.h"
 #include "archiver/record/recording.h"
-#include "archiver/record/record_loop.h"
+#include "archiver/schedule/record_loop.h"
 #include "cmd/cli.h"
 #include "cmd/common.h"
 #include "cmd/recording_options.h"

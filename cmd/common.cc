@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "archiver/store/posix_file.h"
+#include "archiver/file/posix_file.h"
 #include "archiver/store/time_zone.h"
 #include "cmd/cli.h"
 

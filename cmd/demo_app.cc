@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "archiver/store/posix_file.h"
+#include "archiver/file/posix_file.h"
 #include "format/pm_units.h"
 
 namespace mmvlog::cmd {

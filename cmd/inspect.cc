@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "archiver/record/mmv_source.h"
+#include "archiver/mmv/mmv_source.h"
 #include "cmd/cli.h"
 #include "cmd/subcommand.h"
 #include "format/json.h"

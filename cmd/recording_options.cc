@@ -9,7 +9,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "archiver/record/host_identity.h"
+#include "archiver/session/host_identity.h"
 #include "archiver/store/time_zone.h"
 #include "cmd/cli.h"
 #include "cmd/common.h"

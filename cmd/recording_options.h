@@ -17,7 +17,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "archiver/record/record_loop.h"
+#include "archiver/schedule/record_loop.h"
 #include "archiver/record/recorder.h"
 #include "cmd/privileges.h"
 

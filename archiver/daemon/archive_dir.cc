@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "archiver/store/posix_file.h"
+#include "archiver/file/posix_file.h"
 
 namespace mmvlog::archiver {
 

@@ -11,6 +11,7 @@
 #include "archiver/record/recording.h"
 #include "archiver/store/archive_naming.h"
 #include "archiver/store/compressor.h"
+#include "archiver/store/rotation_policy.h"
 
 namespace mmvlog::archiver {
 namespace {
@@ -147,7 +148,11 @@ LoopEvent RecordingDaemon::Poll() {
     log_(LogLevel::kInfo, absl::StrCat("process ", o_.watch_pid, " has exited"));
     return LoopEvent::kFinalSample;
   }
-  if (t >= next_period_) NewPeriod(t);
+  RotationState period;
+  period.now = t;
+  period.next_period = next_period_;
+  if (DecideRotation(RotationPolicy{}, period) == Rotation::kNewArchive) NewPeriod(t);
+  // A reload is a new volume (the loop starts it); after a new archive too.
   if (hooks_.take_reload()) return Reload();
   return LoopEvent::kNone;
 }

@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "archiver/store/posix_file.h"
+#include "archiver/file/posix_file.h"
 
 namespace mmvlog::archiver {
 

@@ -22,7 +22,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "archiver/push/http_message.h"
-#include "archiver/store/posix_file.h"
+#include "archiver/file/posix_file.h"
 
 namespace mmvlog::archiver {
 

@@ -66,7 +66,7 @@ std::string EncodePushState(const PushState& s);
 // Errors: InvalidArgument naming the line that is not understood.
 absl::StatusOr<PushState> DecodePushState(absl::string_view text);
 
-// Atomically (archiver/store/posix_file.h WriteFileAtomically).
+// Atomically (archiver/file/posix_file.h WriteFileAtomically).
 absl::Status SavePushState(const std::string& path, const PushState& s);
 // NotFound when there is no file; InvalidArgument naming it when it does
 // not parse.

@@ -53,15 +53,15 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
-#include "archiver/record/archive_session.h"
-#include "archiver/record/host_identity.h"
-#include "archiver/record/live_feed.h"
-#include "archiver/record/log_plan.h"
-#include "archiver/record/metadata_log.h"
-#include "archiver/record/mmv_file_set.h"
-#include "archiver/record/mmv_mapping.h"
-#include "archiver/record/plan_state.h"
-#include "archiver/record/result_writer.h"
+#include "archiver/session/archive_session.h"
+#include "archiver/session/host_identity.h"
+#include "archiver/session/live_feed.h"
+#include "archiver/schedule/log_plan.h"
+#include "archiver/session/metadata_log.h"
+#include "archiver/mmv/mmv_file_set.h"
+#include "archiver/mmv/mmv_mapping.h"
+#include "archiver/schedule/plan_state.h"
+#include "archiver/session/result_writer.h"
 #include "archiver/store/archive_writer.h"
 #include "archiver/store/log.h"
 
@@ -150,7 +150,7 @@ class Recorder {
 
   // Whether the last tick found no file at all to read (an empty MMV
   // directory): until one appears a tick does nothing, so a loop may wait
-  // for the directory to change instead (archiver/record/dir_watch.h). A file that
+  // for the directory to change instead (archiver/mmv/dir_watch.h). A file that
   // is there but not readable yet is not empty: it is read every tick, as
   // libpcp_mmv fills it through a mapping, which no watch reports.
   bool empty() const { return files_.empty(); }

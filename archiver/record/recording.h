@@ -22,8 +22,8 @@
 #include <optional>
 
 #include "absl/time/time.h"
-#include "archiver/record/dir_watch.h"
-#include "archiver/record/record_loop.h"
+#include "archiver/mmv/dir_watch.h"
+#include "archiver/schedule/record_loop.h"
 #include "archiver/record/recorder.h"
 #include "archiver/store/log.h"
 

@@ -14,7 +14,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "archiver/store/posix_file.h"
+#include "archiver/file/posix_file.h"
 #include "archiver/store/prefetch_stream.h"
 #include "archiver/store/read_stream.h"
 #include "format/archive/archive_format.h"

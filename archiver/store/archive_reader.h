@@ -27,7 +27,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "archiver/store/posix_file.h"
+#include "archiver/file/posix_file.h"
 #include "archiver/store/read_stream.h"
 #include "format/archive/archive_framing.h"
 #include "format/archive/archive_index.h"

@@ -6,16 +6,17 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <optional>
 #include <limits>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "archiver/file/held_file.h"
+#include "archiver/file/write_behind.h"
 #include "archiver/store/archive_reader.h"
 #include "archiver/store/recovery.h"
-#include "archiver/store/held_file.h"
-#include "archiver/store/write_behind.h"
+#include "archiver/store/rotation_policy.h"
 #include "format/archive/archive_format.h"
 
 namespace mmvlog::archiver {
@@ -235,14 +236,6 @@ StreamOptions ArchiveWriter::VolumeStream() const {
           .write_behind_min_rate = options_.write_behind_min_rate};
 }
 
-uint64_t ArchiveWriter::VolumeLimit() const {
-  uint64_t limit = options_.version == format::kLogVersion2
-                       ? format::kV2MaxFileSize
-                       : std::numeric_limits<uint64_t>::max();
-  if (options_.max_volume_bytes != 0) limit = std::min(limit, options_.max_volume_bytes);
-  return limit;
-}
-
 absl::Status ArchiveWriter::WriteMeta() {
   if (options_.version == format::kLogVersion2 &&
       meta_->size() + scratch_.size() > format::kV2MaxFileSize) {
@@ -408,7 +401,14 @@ absl::Status ArchiveWriter::PrepareResult(Timestamp timestamp, size_t size,
         last_stamp_.nsec));
   }
   if (absl::Status s = CheckTime(options_.version, timestamp, "result"); !s.ok()) return s;
-  if (data_->size() + size > VolumeLimit() && results_in_volume_ > 0) {
+  RotationPolicy policy;
+  policy.volume_bytes = options_.max_volume_bytes;
+  if (options_.version == format::kLogVersion2) policy.ceiling = format::kV2MaxFileSize;
+  RotationState state;
+  state.volume_bytes = data_->size();
+  state.next_record_bytes = size;
+  state.volume_results = results_in_volume_;
+  if (DecideRotation(policy, state) == Rotation::kNewVolume) {
     if (absl::Status s = NewVolume(); !s.ok()) return s;
   }
   if (options_.version == format::kLogVersion2 &&

@@ -35,8 +35,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "archiver/store/held_file.h"
-#include "archiver/store/writable_file.h"
+#include "archiver/file/held_file.h"
+#include "archiver/file/writable_file.h"
 #include "format/archive/archive_index.h"
 #include "format/archive/archive_label.h"
 #include "format/archive/archive_meta.h"
@@ -59,7 +59,7 @@ struct ArchiveOptions {
   // fdatasync each finished volume and .meta at volume switch and close.
   bool sync_on_switch = false;
   // Write volumes back and drop them from the page cache as they grow
-  // (archiver/store/write_behind.h). Off only to measure appends to the page cache
+  // (archiver/file/write_behind.h). Off only to measure appends to the page cache
   // alone (bench/recorder_bench).
   bool write_behind = true;
   // ... while they grow at least this fast (bytes a second, over each 8 MiB);
@@ -180,7 +180,6 @@ class ArchiveWriter {
   // them); goes on holding both when `keep_holding`. If the results cannot
   // be written, drops the entries and counts the results as unwritten.
   absl::Status WriteHeld(bool keep_holding);
-  uint64_t VolumeLimit() const;
   StreamOptions VolumeStream() const;  // how volumes are written
   absl::Status Fail(absl::Status s);
 

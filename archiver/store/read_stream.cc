@@ -20,7 +20,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "archiver/store/posix_file.h"
+#include "archiver/file/posix_file.h"
 
 extern char** environ;
 

@@ -3,7 +3,7 @@
 // decode one value from a (possibly newer) copy of the same file.
 //
 // Pure: bytes in, values out. Reading the file consistently (generation
-// checks, retries, files that shrink) is archiver/record/mmv_source's job.
+// checks, retries, files that shrink) is archiver/mmv/mmv_source's job.
 //
 // One file pair per part of the file, each enforcing its rules below:
 // mmv_toc (header and TOC: M1-M13, ParseMmvHeader, MmvExtent), mmv_indoms

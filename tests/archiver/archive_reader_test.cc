@@ -19,7 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "archiver/store/archive_writer.h"
 #include "archiver/store/compress.h"
-#include "archiver/store/posix_file.h"
+#include "archiver/file/posix_file.h"
 #include "format/archive/archive_format.h"
 #include "format/archive/archive_framing.h"
 #include "format/archive/archive_result.h"

@@ -17,9 +17,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "archiver/store/archive_reader.h"
-#include "archiver/store/file_syscalls.h"
-#include "archiver/store/posix_file.h"
-#include "archiver/store/write_behind.h"
+#include "archiver/file/file_syscalls.h"
+#include "archiver/file/posix_file.h"
+#include "archiver/file/write_behind.h"
 #include "format/archive/archive_format.h"
 #include "format/archive/archive_index.h"
 #include "tests/archiver/archive_test_util.h"

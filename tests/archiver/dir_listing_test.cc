@@ -1,6 +1,6 @@
 // DirListing: what it lists, that a quiet directory is not read again, and
 // that no change is missed (including one in the same second as the read).
-#include "archiver/record/dir_listing.h"
+#include "archiver/mmv/dir_listing.h"
 
 #include <fcntl.h>
 #include <sys/socket.h>

@@ -1,6 +1,6 @@
 // DirWatch: a file created in the directory wakes the wait (also one created
 // before the wait began); otherwise the deadline ends it.
-#include "archiver/record/dir_watch.h"
+#include "archiver/mmv/dir_watch.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

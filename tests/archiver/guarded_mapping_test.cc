@@ -1,6 +1,6 @@
 // Tests for archiver/guarded_mapping: reads of a file that shrinks under its
 // mapping fail instead of killing the process, and only those.
-#include "archiver/record/guarded_mapping.h"
+#include "archiver/mmv/guarded_mapping.h"
 
 #include <fcntl.h>
 #include <signal.h>

@@ -1,6 +1,6 @@
 // HeldFile: appends kept back while held (in a memfd, not the heap), size()
 // counting them, and written in order on Release, Sync or Close.
-#include "archiver/store/held_file.h"
+#include "archiver/file/held_file.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "archiver/store/posix_file.h"
-#include "archiver/store/writable_file.h"
+#include "archiver/file/posix_file.h"
+#include "archiver/file/writable_file.h"
 #include "gtest/gtest.h"
 #include "tests/testing/status_matchers.h"
 

@@ -1,6 +1,6 @@
 // LatenessHistogram against exact percentiles of the same values (sorted),
 // and the summary line's counts.
-#include "archiver/record/lateness.h"
+#include "archiver/schedule/lateness.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

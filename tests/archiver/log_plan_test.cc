@@ -1,6 +1,6 @@
 // archiver/log_plan: pmlogger's meaning of a configuration, as a table of
 // configurations and the groups they give; and GroupSchedule's deadlines.
-#include "archiver/record/log_plan.h"
+#include "archiver/schedule/log_plan.h"
 
 #include <string>
 #include <vector>
@@ -10,7 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "archiver/record/group_schedule.h"
+#include "archiver/schedule/group_schedule.h"
 #include "format/text/logger_config.h"
 
 namespace mmvlog::archiver {

@@ -6,8 +6,8 @@
 //
 // Every test states the MMV file it needs with BuildMmv and parses it with
 // ParseMmv, as the recorder does.
-#include "archiver/record/mmv_mapping.h"
-#include "archiver/record/mapped_values.h"
+#include "archiver/mmv/mmv_mapping.h"
+#include "archiver/mmv/mapped_values.h"
 
 #include <cmath>
 #include <cstdint>

@@ -5,7 +5,7 @@
 //
 // The test plays the application: it writes the file with pwrite(2), rename
 // or a MAP_SHARED mapping, the way libpcp_mmv and its kin do.
-#include "archiver/record/mmv_source.h"
+#include "archiver/mmv/mmv_source.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,7 +36,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-#include "archiver/store/posix_file.h"
+#include "archiver/file/posix_file.h"
 #include "format/mmv/mmv_format.h"
 #include "format/mmv/mmv_reader.h"
 #include "format/mmv/mmv_writer.h"

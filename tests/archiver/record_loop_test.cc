@@ -3,7 +3,7 @@
 // the loop or switch volumes, and the sample/duration limits. Most tests run
 // under a fake clock (now() is a variable that wait_until advances); one
 // runs 1,000 samples at 5 msec on the real clock.
-#include "archiver/record/record_loop.h"
+#include "archiver/schedule/record_loop.h"
 
 #include <cstdint>
 #include <functional>
@@ -18,7 +18,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "archiver/record/recorder.h"
-#include "archiver/record/schedule.h"
+#include "archiver/schedule/schedule.h"
 #include "format/archive/archive_types.h"
 #include "format/mmv/mmv_format.h"
 #include "tests/archiver/recorder_test_util.h"

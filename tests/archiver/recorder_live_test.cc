@@ -24,7 +24,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "archiver/record/recorder.h"
-#include "archiver/store/posix_file.h"
+#include "archiver/file/posix_file.h"
 #include "format/archive/archive_format.h"
 #include "format/mmv/mmv_format.h"
 #include "format/mmv/mmv_writer.h"

@@ -26,8 +26,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
-#include "archiver/record/dir_watch.h"
-#include "archiver/store/posix_file.h"
+#include "archiver/mmv/dir_watch.h"
+#include "archiver/file/posix_file.h"
 #include "format/archive/archive_format.h"
 #include "format/archive/archive_meta.h"
 #include "format/mmv/mmv_format.h"

@@ -25,7 +25,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "archiver/store/archive_reader.h"
-#include "archiver/store/posix_file.h"
+#include "archiver/file/posix_file.h"
 #include "archiver/record/recorder.h"
 #include "format/archive/archive_format.h"
 #include "format/archive/archive_framing.h"

@@ -11,7 +11,7 @@
 
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "archiver/record/record_loop.h"
+#include "archiver/schedule/record_loop.h"
 #include "format/mmv/mmv_writer.h"
 #include "tests/archiver/recorder_test_util.h"
 #include "tests/testing/status_matchers.h"

@@ -30,7 +30,7 @@
 #include "archiver/store/archive_naming.h"
 #include "archiver/store/compress.h"
 #include "archiver/store/compressor.h"
-#include "archiver/store/posix_file.h"
+#include "archiver/file/posix_file.h"
 #include "archiver/record/recorder.h"
 #include "archiver/store/retention.h"
 #include "format/mmv/mmv_format.h"

@@ -1,7 +1,7 @@
 // WritableFile: appends land in order, the size is what was written, and a
 // preallocating file reserves disk ahead of its appends without showing it
 // to readers, then gives it back on Close.
-#include "archiver/store/writable_file.h"
+#include "archiver/file/writable_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -15,9 +15,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "archiver/store/posix_file.h"
+#include "archiver/file/posix_file.h"
 #include "absl/time/clock.h"
-#include "archiver/store/write_behind.h"
+#include "archiver/file/write_behind.h"
 #include "tests/archiver/recorder_test_util.h"
 #include "tests/testing/status_matchers.h"
 

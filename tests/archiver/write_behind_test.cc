@@ -1,7 +1,7 @@
 // WriteBehind: ranges run on the worker in submission order on a dup of the
 // caller's fd, a full queue drops instead of blocking, and nothing queued is
 // lost at shutdown. The global instance runs sync_file_range on real files.
-#include "archiver/store/write_behind.h"
+#include "archiver/file/write_behind.h"
 
 #include <fcntl.h>
 #include <linux/magic.h>

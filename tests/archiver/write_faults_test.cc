@@ -26,8 +26,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
-#include "archiver/store/file_syscalls.h"
-#include "archiver/record/record_loop.h"
+#include "archiver/file/file_syscalls.h"
+#include "archiver/schedule/record_loop.h"
 #include "archiver/record/recorder.h"
 #include "format/mmv/mmv_format.h"
 #include "tests/archiver/recorder_test_util.h"

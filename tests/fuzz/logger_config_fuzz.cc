@@ -12,7 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "archiver/record/log_plan.h"
+#include "archiver/schedule/log_plan.h"
 #include "format/text/logger_config.h"
 #include "format/text/pmcpp.h"
 

@@ -20,8 +20,8 @@ declare -A CORPUS=(
   [logger_config_fuzz]=logger_config [read_stream_fuzz]=read_stream
 )
 # Sources beyond format/ that a target needs (pure ones only).
-declare -A EXTRA=([logger_config_fuzz]=archiver/record/log_plan.cc
-  [read_stream_fuzz]="archiver/store/read_stream.cc archiver/store/posix_file.cc -llzma -lbz2 -lz -lzstd")
+declare -A EXTRA=([logger_config_fuzz]=archiver/schedule/log_plan.cc
+  [read_stream_fuzz]="archiver/store/read_stream.cc archiver/file/posix_file.cc -llzma -lbz2 -lz -lzstd")
 TARGETS=(archive_framing_fuzz archive_index_fuzz archive_label_fuzz archive_meta_fuzz
          archive_result_fuzz event_record_fuzz json_fuzz label_json_fuzz logger_config_fuzz mmv_fuzz
          read_stream_fuzz user_text_fuzz)

@@ -8,7 +8,7 @@
 #include "archiver/replay/display_units.h"
 #include "archiver/replay/plot/plot_html.h"
 #include "archiver/replay/plot/plot_svg.h"
-#include "archiver/store/posix_file.h"
+#include "archiver/file/posix_file.h"
 
 namespace mmvlog::archiver {
 namespace {

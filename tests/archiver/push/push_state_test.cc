@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "archiver/store/posix_file.h"
+#include "archiver/file/posix_file.h"
 #include "tests/testing/status_matchers.h"
 
 namespace mmvlog::archiver {

@@ -1,0 +1,75 @@
+// LiveFeed: how a new archive is written for those who follow it as it
+// grows (RecorderOptions::live): pmproxy's discovery.
+//
+// pmproxy (libpcp_web discover.c, PCP 6) follows a directory by inotify,
+// handling at most one change of it per wall-clock second (the rest of that
+// second's are dropped), and opens an archive it has just found at its end:
+// results written before it looked are never read, except the last one
+// (libpcp returns the record at the position's time). So in a new archive,
+// after its prologue and first result, results are held in memory; in the
+// next second, once the files' own changes are behind pmproxy, .meta is
+// touched (a change it handles, finding the archive ending with that first
+// result), and 200 ms later the held results are written (at once when they
+// pass 2 MB: memory and the tick's time stay bounded).
+//
+// Invariants it keeps:
+// - one state: kNone (nothing to do: not live, no new archive, or done),
+//   kCreated (a fresh archive, waiting for its first result), kPoke (results
+//   held; .meta is touched at `at`), kRelease (the held results are written
+//   at `at`); next() is InfiniteFuture in kNone, else `at`;
+// - results are held only while the session's writer is open, and never
+//   past kMaxHeld bytes;
+// - Stop (the archive closes, which writes what is held) returns to kNone.
+#ifndef MMVLOG_ARCHIVER_SESSION_LIVE_FEED_H_
+#define MMVLOG_ARCHIVER_SESSION_LIVE_FEED_H_
+
+#include <cstddef>
+#include <string>
+
+#include "absl/time/time.h"
+#include "archiver/session/archive_session.h"
+#include "archiver/store/log.h"
+
+namespace mmvlog::archiver {
+
+class LiveFeed {
+ public:
+  // The most a live archive holds.
+  static constexpr size_t kMaxHeld = 2 << 20;
+
+  // `live`: false makes every call a no-op.
+  LiveFeed(bool live, LogFunction log) : live_(live), log_(std::move(log)) {}
+
+  // A fresh archive was created (its prologue written).
+  void Start() {
+    if (live_) state_ = State::kCreated;
+  }
+  // The archive closes.
+  void Stop() {
+    state_ = State::kNone;
+    at_ = absl::InfiniteFuture();
+  }
+  // The time of the next step (InfiniteFuture: none).
+  absl::Time next() const { return state_ == State::kNone ? absl::InfiniteFuture() : at_; }
+  // Takes the steps due at `now` on `session`'s archive.
+  void Step(absl::Time now, ArchiveSession& session);
+  // At the end of a run, after the archive `base` was closed: waits for the
+  // next wall-clock second and touches its .meta, so that pmproxy reads the
+  // last results (a change in the same second as the one it handled is
+  // dropped, and none would follow).
+  void Finish(const std::string& base);
+
+ private:
+  enum class State { kNone, kCreated, kPoke, kRelease };
+
+  void Release(ArchiveSession& session);
+
+  const bool live_;
+  LogFunction log_;
+  State state_ = State::kNone;
+  absl::Time at_ = absl::InfiniteFuture();  // of kPoke and kRelease
+};
+
+}  // namespace mmvlog::archiver
+
+#endif  // MMVLOG_ARCHIVER_SESSION_LIVE_FEED_H_
