@@ -5,7 +5,7 @@
 // conflict ("<base>-2", ...) or at a new period, and closing.
 //
 // Invariants it keeps:
-// - phase kRecording: writer() is open (or no archive was needed yet);
+// - phase kRecording: the writer is open (or no archive was needed yet);
 //   kOutage: a write (or the archive's creation) failed, the writer is
 //   closed, every sample is dropped and counted, and each tick tries to
 //   continue the archive (ArchiveWriter::Resume) or to create it;
@@ -32,14 +32,15 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
-#include "archiver/session/host_identity.h"
 #include "archiver/mmv/mmv_mapping.h"
+#include "archiver/session/host_identity.h"
 #include "archiver/store/archive_writer.h"
 #include "archiver/store/log.h"
 #include "format/archive/archive_types.h"
@@ -99,9 +100,20 @@ class ArchiveSession {
   // or PMID would change meaning: logged as `why`).
   absl::Status Rotate(absl::Time now, const std::string& why);
 
-  // The open archive. REQUIRES: open().
+  // Whether an archive is open.
   bool open() const { return writer_ != nullptr; }
-  ArchiveWriter& writer() { return *writer_; }
+  // What goes into the open archive (REQUIRES: open()). Every write passes
+  // here, none around the outage logic; a failure comes back as it is, and
+  // the caller drops the sample with Drop.
+  int version() const { return writer_->version(); }
+  absl::Status AddDesc(const format::Desc& desc) { return writer_->AddDesc(desc); }
+  absl::Status AddInDom(const format::InDom& indom) { return writer_->AddInDom(indom); }
+  absl::Status AddLabels(const format::LabelRecord& labels) { return writer_->AddLabels(labels); }
+  absl::Status AddHelpText(const format::HelpText& text) { return writer_->AddHelpText(text); }
+  absl::Status AppendResult(const format::Result& result) { return writer_->AppendResult(result); }
+  absl::Status AppendEncodedResult(format::Timestamp stamp, std::span<const uint8_t> record) {
+    return writer_->AppendEncodedResult(stamp, record);
+  }
   // Counts the writers opened, so what is made for one (a result template)
   // is known not to fit another.
   uint64_t writer_serial() const { return writer_serial_; }
@@ -149,7 +161,6 @@ class ArchiveSession {
 
   absl::Status OpenArchive(absl::Time now);
   bool TryResume();
-  // The prologue (and epilogue) record: archiver/session/prologue.h.
   // The prologue (and epilogue) record: archiver/session/prologue.h. A new
   // archive's prologue (`labels_at`: the first sample's time) writes the
   // context labels too, ahead of every descriptor.

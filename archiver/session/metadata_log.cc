@@ -21,28 +21,27 @@ absl::Status MetadataLog::Describe(const MmvFileSet::File& file, const MmvFileSe
     st.mapped = file.mapped();
   }
   const MappedFile& f = *st.mapped;
-  ArchiveWriter& writer = session.writer();
   const bool shared = f.shares_cluster || files.SharesCluster(f.cluster);
   auto labels_of = [&](uint32_t type, uint32_t ident) -> absl::Status {
     for (const format::LabelRecord& l : f.labels) {
       if (l.type != type || l.ident != ident) continue;
       format::LabelRecord r = shared ? files.SharedLabels(l) : l;
       r.timestamp = when;
-      if (absl::Status s = writer.AddLabels(r); !s.ok()) return s;
+      if (absl::Status s = session.AddLabels(r); !s.ok()) return s;
     }
     return absl::OkStatus();
   };
   auto texts_of = [&](uint32_t kind, uint32_t ident) -> absl::Status {
     for (const format::HelpText& t : f.texts) {
       if ((t.type & kind) == 0 || t.ident != ident) continue;
-      if (absl::Status s = writer.AddHelpText(t); !s.ok()) return s;
+      if (absl::Status s = session.AddHelpText(t); !s.ok()) return s;
     }
     return absl::OkStatus();
   };
   for (const MappedMetric& m : f.metrics) {
     const uint32_t pmid = m.desc.pmid;
     if (st.pmids.contains(pmid) || (plan != nullptr && !plan->Logs(pmid))) continue;
-    if (absl::Status s = writer.AddDesc(m.desc); !s.ok()) return s;
+    if (absl::Status s = session.AddDesc(m.desc); !s.ok()) return s;
     st.pmids.insert(pmid);
     if (absl::Status s = session.LabelContext(when); !s.ok()) return s;
     const uint32_t indom = m.desc.indom;
@@ -69,7 +68,7 @@ absl::Status MetadataLog::Describe(const MmvFileSet::File& file, const MmvFileSe
       // update_indom).
       if (shared) d = files.SharedInDom(indom);
       d.timestamp = when;
-      if (absl::Status s = writer.AddInDom(d); !s.ok()) return s;
+      if (absl::Status s = session.AddInDom(d); !s.ok()) return s;
     }
     st.indoms.insert(indom);
   }

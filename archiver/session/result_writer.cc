@@ -15,12 +15,11 @@ absl::StatusOr<bool> ResultWriter::Write(size_t group, std::span<FilePart> parts
   // every PCP tool.
   if (parts.empty()) return false;
   Output& out = outputs_[group];
-  ArchiveWriter& writer = session.writer();
   if (!TemplateFits(out, parts, session.writer_serial())) {
     if (out.wait > 0) {
       --out.wait;
     } else {
-      MakeTemplate(out, parts, writer.version(), session.writer_serial());
+      MakeTemplate(out, parts, session.version(), session.writer_serial());
       // None (a layout that changes, an unreadable string): try again a
       // few samples later, not every sample.
       if (!out.tmpl.has_value()) out.wait = kRelayoutWait;
@@ -34,7 +33,7 @@ absl::StatusOr<bool> ResultWriter::Write(size_t group, std::span<FilePart> parts
     out.tmpl->SetTimestamp(stamp);
     switch (StoreTemplate(out, parts, now_usec)) {
       case Stored::kAll:
-        written = writer.AppendEncodedResult(stamp, out.tmpl->record());
+        written = session.AppendEncodedResult(stamp, out.tmpl->record());
         if (written.ok()) {
           *values += out.tmpl->values();
           if (std::all_of(parts.begin(), parts.end(),
@@ -74,7 +73,7 @@ absl::StatusOr<bool> ResultWriter::Write(size_t group, std::span<FilePart> parts
     if (result_.sets.size() > sets) result_.sets.resize(sets);
     NoteUnreadable(parts);
     if (result_.sets.empty()) return false;
-    written = writer.AppendResult(result_);
+    written = session.AppendResult(result_);
     if (written.ok()) {
       for (const format::ValueSet& set : result_.sets) *values += set.values.size();
     }
