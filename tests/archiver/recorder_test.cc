@@ -273,12 +273,13 @@ TEST_F(RecorderTest, ValuesReadInPlaceWhileTheFileIsRewrittenAreNeverTorn) {
       // A seqlock writer: g2 cleared first, the rest, g2 last; now and then
       // the file is cut short first (a mapped read past it would SIGBUS).
       const uint8_t zero[8] = {};
-      (void)::pwrite(fd, zero, sizeof(zero), 16);
-      if (g % 3 == 0) (void)::ftruncate(fd, static_cast<off_t>(next.size() / 2));
+      EXPECT_EQ(::pwrite(fd, zero, sizeof(zero), 16), 8);
+      if (g % 3 == 0) EXPECT_EQ(::ftruncate(fd, static_cast<off_t>(next.size() / 2)), 0);
       std::vector<uint8_t> unsettled = next;
       std::memset(unsettled.data() + 16, 0, 8);
-      (void)::pwrite(fd, unsettled.data(), unsettled.size(), 0);
-      (void)::pwrite(fd, next.data() + 16, 8, 16);
+      EXPECT_EQ(::pwrite(fd, unsettled.data(), unsettled.size(), 0),
+                static_cast<ssize_t>(unsettled.size()));
+      EXPECT_EQ(::pwrite(fd, next.data() + 16, 8, 16), 8);
       rewrites.fetch_add(1);
       std::this_thread::sleep_for(std::chrono::microseconds(200 + g % 500));
     }
