@@ -15,8 +15,11 @@ set -euo pipefail
 # charting library inlined into replay --html's pages; liblzma-dev, libbz2-dev,
 # zlib1g-dev (with libzstd-dev): reading archives PCP's tools compressed (xz,
 # lzma, bzip2, gzip, zstd); gzip decompresses .Z, as libpcp has it do.
+# libssl-dev: TLS for the push to pmproxy over https:// (OpenSSL 3, as
+# pmproxy's own; archiver/push/tls_stream.h says why).
 BUILD_PKGS=(bazel-bootstrap g++ libabsl-dev libzstd-dev zstd libgtest-dev googletest libbenchmark-dev
-            libcli11-dev libjs-dygraphs liblzma-dev libbz2-dev zlib1g-dev gzip nlohmann-json3-dev)
+            libcli11-dev libjs-dygraphs liblzma-dev libbz2-dev zlib1g-dev gzip nlohmann-json3-dev
+            libssl-dev)
 # chromium: tests/cmd/plot_test renders replay --plot's SVG and --html's page headless.
 # xz-utils, liblzma-dev: the xz baseline of bench/compress_bench.
 # man-db, groff-base: tests/cmd/man_test renders docs/mmvlog.1 with man -l.
@@ -27,9 +30,10 @@ BUILD_PKGS=(bazel-bootstrap g++ libabsl-dev libzstd-dev zstd libgtest-dev google
 # dpkg-dev, lintian, systemd: tests/pcp:deb_package_test builds the package
 # (dpkg-shlibdeps), lints it and verifies and rates its unit
 # (systemd-analyze; systemd need not run).
+# openssl: tests/cmd:push_tls_test makes its CAs and certificates.
 PCP_LIBS=(libpcp3-dev libpcp-mmv1-dev libpcp-import1-dev python3-pcp xz-utils liblzma-dev chromium
           man-db groff-base bash-completion strace clang-14 libfuzzer-14-dev ncompress
-          dpkg-dev lintian systemd)
+          dpkg-dev lintian systemd openssl)
 # redis-server: a private key server (started and stopped by the test) for
 # pmseries --load in tests/pcp:series_identity_test; installed with pcp, so
 # no service of its own is started.

@@ -1,6 +1,8 @@
-// mmvlog push ARCHIVE: pushes a finished archive to pmproxy (PCP >= 7), as
-// pmlogpush(1) does and with its options (-h HOST, -p PORT, -s UNIXSOCKET),
-// reading any compression mmvlog reads, in bodies under pmproxy's limit.
+// mmvlog push [URL] ARCHIVE: pushes a finished archive to pmproxy (PCP >=
+// 7), as pmlogpush(1) does and with its options (-h HOST, -p PORT, -s
+// UNIXSOCKET), reading any compression mmvlog reads, in bodies under
+// pmproxy's limit. Over TLS with --tls (or a https:// URL in place of -h
+// and -p), which pmlogpush cannot.
 // Unlike pmlogpush it can go on after a failure: what was acknowledged is
 // saved in the spool directory, the failure says what was sent, and the
 // same command run again goes on from there (in the same remote archive
@@ -11,9 +13,11 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "archiver/push/push_url.h"
 #include "archiver/push/pusher.h"
 #include "archiver/store/archive_reader.h"
 #include "cmd/cli.h"
@@ -30,7 +34,7 @@ struct PushCommandFlags {
   int port = 44322;
   bool verbose = false;
   bool restart = false;
-  std::string archive;
+  std::vector<std::string> args;  // [URL] ARCHIVE
 };
 
 // A stable name for the state of pushing `base` to `server` (FNV-1a: the
@@ -56,18 +60,39 @@ std::string Sent(const archiver::PushState& s) {
 }
 
 int RunPush(PushCommandFlags& f) {
-  const std::string base = AbsolutePath(archiver::ArchiveBaseName(f.archive));
-  if (!archiver::ArchiveFileExists(base, ".meta")) {
-    std::fprintf(stderr, "mmvlog push: %s: no such archive (no .meta)\n", f.archive.c_str());
-    return kExitFailure;
-  }
+  const std::string& archive = f.args.back();
   archiver::PusherOptions o;
   o.endpoint.host = f.host;
   o.endpoint.port = f.port;
+  o.endpoint.tls = f.push.tls;
+  std::string userinfo;
+  if (f.args.size() == 2) {
+    if (!archiver::IsPushUrl(f.args[0])) {
+      return UsageError("push", absl::StrCat("'", f.args[0], "': a pmproxy URL "
+                                             "(http[s]://HOST[:PORT]) wanted before the archive"));
+    }
+    absl::StatusOr<archiver::PushUrl> u = archiver::ParsePushUrl(f.args[0]);
+    if (!u.ok()) return UsageError("push", u.status().message());
+    o.endpoint = u->endpoint;
+    o.endpoint.tls = u->endpoint.tls || f.push.tls;
+    userinfo = u->userinfo;
+  }
   o.endpoint.unix_socket = f.push.unix_socket;
-  absl::StatusOr<std::string> auth = AuthorizationFromFlags(f.push, "");
+  const std::string base = AbsolutePath(archiver::ArchiveBaseName(archive));
+  if (!archiver::ArchiveFileExists(base, ".meta")) {
+    std::fprintf(stderr, "mmvlog push: %s: no such archive (no .meta)\n", archive.c_str());
+    return kExitFailure;
+  }
+  absl::StatusOr<std::string> auth = AuthorizationFromFlags(f.push, userinfo);
   if (!auth.ok()) return UsageError("push", auth.status().message());
   o.http.authorization = *auth;
+  std::vector<std::string> warnings;
+  if (absl::Status s = SetTransport(f.push, !userinfo.empty() || !f.push.user.empty(), &o,
+                                    &warnings);
+      !s.ok()) {
+    return UsageError("push", s.message());
+  }
+  for (const std::string& w : warnings) LogLine(archiver::LogLevel::kWarning, w);
   o.client_id = f.push.client;
   o.keep_trying = false;
   o.push.stop = [] { return g_stop.load(); };
@@ -127,7 +152,10 @@ Runner DefinePush(CLI::App* app) {
   app->add_option("-s,--unix", f->push.unix_socket, "pmproxy's Unix socket instead of HOST:PORT")
       ->type_name("PATH")
       ->group(kServer);
+  app->add_flag("--tls", f->push.tls, "speak HTTPS to pmproxy (as a https:// URL does)")
+      ->group(kServer);
   AddAuthOptions(app, &f->push, kServer);
+  AddTlsOptions(app, &f->push, kServer);
   const char* kResume = "Resuming";
   app->add_option("--spool", f->push.spool,
                   "keep the push's state here, to go on after a failure (default: "
@@ -137,7 +165,12 @@ Runner DefinePush(CLI::App* app) {
   app->add_flag("--restart", f->restart, "push from the start, ignoring a saved state")
       ->group(kResume);
   app->add_flag("-v,--verbose", f->verbose, "say what is pushed where")->group("Other");
-  app->add_option("archive", f->archive, "the archive to push")->required()->type_name("")->group("");
+  app->add_option("archive", f->args, "[URL] ARCHIVE: the archive to push (URL: "
+                                      "http[s]://[USER:PASSWORD@]HOST[:PORT] in place of -h and -p)")
+      ->required()
+      ->expected(1, 2)
+      ->type_name("")
+      ->group("");
   return [f](const Invocation&) { return RunPush(*f); };
 }
 

@@ -29,8 +29,69 @@ void AddAuthOptions(CLI::App* app, PushFlags* f, const char* group) {
       ->group("");
 }
 
+void AddTlsOptions(CLI::App* app, PushFlags* f, const char* group) {
+  app->add_option("--ca-file", f->ca_file,
+                  "trust the CA certificates in this PEM file instead of the system's (https)")
+      ->type_name("FILE")
+      ->group(group);
+  app->add_option("--cert-file", f->cert_file,
+                  "present this client certificate (PEM), for pmproxy's tls-verify-clients")
+      ->type_name("FILE")
+      ->group(group);
+  app->add_option("--key-file", f->key_file, "the client certificate's private key (PEM)")
+      ->type_name("FILE")
+      ->group(group);
+  app->add_flag("--insecure", f->insecure,
+                "do not verify pmproxy's certificate (logged; for tests, never in production)")
+      ->group(group);
+  app->add_flag("--allow-plaintext-auth", f->allow_plaintext_auth,
+                "send credentials over plain http:// anyway (they cross the network in clear)")
+      ->group(group);
+}
+
+absl::Status SetTransport(const PushFlags& f, bool password_on_command_line, archiver::PusherOptions* o,
+                          std::vector<std::string>* warnings) {
+  const bool tls = o->endpoint.tls;
+  if (!tls && (!f.ca_file.empty() || !f.cert_file.empty() || !f.key_file.empty() || f.insecure)) {
+    return absl::InvalidArgumentError(
+        "--ca-file, --cert-file, --key-file and --insecure are for https:// (or push --tls)");
+  }
+  if (tls) {
+    archiver::TlsOptions t;
+    t.ca_file = f.ca_file;
+    t.cert_file = f.cert_file;
+    t.key_file = f.key_file;
+    t.insecure = f.insecure;
+    absl::StatusOr<std::shared_ptr<archiver::TlsContext>> context = archiver::TlsContext::Create(t);
+    if (!context.ok()) return absl::InvalidArgumentError(context.status().message());
+    o->http.tls = *std::move(context);
+    if (f.insecure) {
+      warnings->push_back(absl::StrCat("--insecure: the certificate of ", o->endpoint.ToString(),
+                                       " is not verified; anyone in between can read and change "
+                                       "the push"));
+    }
+  }
+  if (!o->http.authorization.empty()) {
+    if (password_on_command_line) {
+      warnings->push_back("a password on the command line (the URL, --user) is seen by anyone "
+                          "on this host (ps): prefer --credentials FILE");
+    }
+    // A Unix socket stays on this host: nothing crosses a network there.
+    if (!tls && o->endpoint.unix_socket.empty()) {
+      if (!f.allow_plaintext_auth) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "credentials over http:// would cross the network in clear to ",
+            o->endpoint.ToString(), ": use https:// (push: --tls), or --allow-plaintext-auth"));
+      }
+      warnings->push_back(absl::StrCat("--allow-plaintext-auth: the credentials go to ",
+                                       o->endpoint.ToString(), " in clear"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 void AddRecordPushOptions(CLI::App* app, PushFlags* f) {
-  const char* kPush = "Push to pmproxy (ARCHIVE is http://HOST[:PORT], as pmlogger 7's)";
+  const char* kPush = "Push to pmproxy (ARCHIVE is http[s]://HOST[:PORT], as pmlogger 7's)";
   app->add_option("--local", f->local,
                   "also keep the archive here (a name as ARCHIVE takes); else it is recorded "
                   "under --spool and removed once pushed")
@@ -51,11 +112,14 @@ void AddRecordPushOptions(CLI::App* app, PushFlags* f) {
       ->type_name("PATH")
       ->group(kPush);
   AddAuthOptions(app, f, kPush);
+  AddTlsOptions(app, f, kPush);
 }
 
 bool AnyPushFlag(const PushFlags& f) {
   return !f.local.empty() || !f.spool.empty() || !f.spool_size.empty() ||
-         !f.unix_socket.empty() || !f.user.empty() || !f.credentials.empty() || !f.client.empty();
+         !f.unix_socket.empty() || !f.user.empty() || !f.credentials.empty() ||
+         !f.client.empty() || !f.ca_file.empty() || !f.cert_file.empty() || !f.key_file.empty() ||
+         f.insecure || f.allow_plaintext_auth;
 }
 
 std::string DefaultSpoolDir() {
@@ -92,6 +156,7 @@ absl::StatusOr<RecordPush> RecordPushFromFlags(const PushFlags& f, const std::st
   absl::StatusOr<std::string> auth = AuthorizationFromFlags(f, u->userinfo);
   if (!auth.ok()) return auth.status();
   o.http.authorization = *auth;
+  if (absl::Status s = SetTransport(f, !u->userinfo.empty() || !f.user.empty(), &o, &out.warnings); !s.ok()) return s;
   o.client_id = f.client;
   absl::StatusOr<uint64_t> size =
       format::ParseByteSize(f.spool_size.empty() ? kDefaultSpoolSize : f.spool_size);

@@ -7,6 +7,7 @@
 #define MMVLOG_CMD_PUSH_OPTIONS_H_
 
 #include <string>
+#include <vector>
 
 #include "CLI/CLI.hpp"
 #include "absl/status/status.h"
@@ -24,12 +25,31 @@ struct PushFlags {
   std::string spool_size;    // --spool-size SIZE (record)
   std::string local;         // --local ARCHIVE (record)
   std::string client;        // --client ID
+  // TLS (https://, or push --tls) and the rules for credentials.
+  bool tls = false;          // --tls (push: -h/-p over https)
+  std::string ca_file;       // --ca-file FILE
+  std::string cert_file;     // --cert-file FILE
+  std::string key_file;      // --key-file FILE
+  bool insecure = false;     // --insecure
+  bool allow_plaintext_auth = false;  // --allow-plaintext-auth
 };
 
 // record's: --local, --spool, --spool-size, --unix, --user, --credentials,
 // --client. push declares its own -h/-p/-s and calls AddAuthOptions.
 void AddRecordPushOptions(CLI::App* app, PushFlags* f);
 void AddAuthOptions(CLI::App* app, PushFlags* f, const char* group);
+// --ca-file, --cert-file, --key-file, --insecure, --allow-plaintext-auth.
+void AddTlsOptions(CLI::App* app, PushFlags* f, const char* group);
+
+// How the push reaches `endpoint` (its tls already set from the URL or
+// --tls): the TLS context from --ca-file, --cert-file, --key-file and
+// --insecure, and the credentials' rule: over plain http:// to a host they
+// are refused unless --allow-plaintext-auth. `warnings` gets what the user
+// should read (--insecure, --allow-plaintext-auth, a password on the
+// command line).
+// InvalidArgument naming the option for anything wrong.
+absl::Status SetTransport(const PushFlags& f, bool password_on_command_line, archiver::PusherOptions* o,
+                          std::vector<std::string>* warnings);
 
 // The spool directory when --spool is not given and there is no --local
 // archive: $PCP_TMP_DIR/mmvlog-push (PCP_TMP_DIR as PCP finds it).
@@ -48,6 +68,7 @@ struct RecordPush {
   // else one under the spool directory, which is then only a spool.
   std::string local_archive;
   bool spool_only = false;
+  std::vector<std::string> warnings;  // to log (SetTransport)
 };
 // InvalidArgument naming the option for anything wrong.
 absl::StatusOr<RecordPush> RecordPushFromFlags(const PushFlags& f, const std::string& url);

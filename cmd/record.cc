@@ -56,7 +56,7 @@ struct RecordFlags {
   std::string until;  // the old --until: now -T
   std::string pidfile;
   bool sync = false;
-  PushFlags push;  // ARCHIVE is http://HOST[:PORT]
+  PushFlags push;  // ARCHIVE is http[s]://HOST[:PORT]
 };
 
 void AddRecordOptions(CLI::App* app, RecordFlags* f) {
@@ -133,6 +133,7 @@ absl::StatusOr<archiver::DaemonOptions> DaemonFromFlags(const RecordFlags& f,
   if (archiver::IsPushUrl(setup.archive)) {
     absl::StatusOr<RecordPush> p = RecordPushFromFlags(f.push, setup.archive);
     if (!p.ok()) return p.status();
+    for (const std::string& w : p->warnings) LogLine(archiver::LogLevel::kWarning, w);
     if (p->spool_only && (!f.compress.empty() || !f.retain_age.empty() || !f.retain_size.empty())) {
       return absl::InvalidArgumentError("--compress and --retain-* need --local: without it the "
                                         "archive is a spool, removed as it is pushed");
@@ -146,8 +147,9 @@ absl::StatusOr<archiver::DaemonOptions> DaemonFromFlags(const RecordFlags& f,
     }
     d.push = p->pusher;
   } else if (AnyPushFlag(f.push)) {
-    return absl::InvalidArgumentError("--local, --spool, --unix, --user and --credentials are for "
-                                      "pushing: ARCHIVE is then http://HOST[:PORT]");
+    return absl::InvalidArgumentError("--local, --spool, --unix, --user, --credentials and the TLS "
+                                      "options are for pushing: ARCHIVE is then "
+                                      "http[s]://HOST[:PORT]");
   }
   d.dir = f.archive_dir.empty() ? DefaultArchiveDir() : f.archive_dir;
   d.name_template = f.archive_name.empty() ? archiver::kDailyArchiveTemplate : f.archive_name;

@@ -13,7 +13,8 @@ _mmvlog_options() {
 --include --exclude -c --config -C --check -V --archive-version -v --volsize -H --labelhost \
 --archive-dir --archive-name --period --utc --compress --compress-level --retain-age \
 --retain-size --sync -l --log -m --note -U --username --progress --no-progress --pidfile \
---local --spool --spool-size --unix --user --credentials -h --help" ;;
+--local --spool --spool-size --unix --user --credentials --ca-file --cert-file --key-file \
+--insecure --allow-plaintext-auth -h --help" ;;
     capture)
       echo "-t --interval -s --size -T --finish -p --PID --mmv-dir --no-dir --prefix \
 --include --exclude -c --config -C --check -V --archive-version -v --volsize -H --labelhost \
@@ -24,8 +25,8 @@ _mmvlog_options() {
 --stats --text -r --raw --plot --html --follow --to-mmv --speed -h --help" ;;
     check) echo "--repair -h --help" ;;
     inspect) echo "--json -h --help" ;;
-    push) echo "-h --host -p --port -s --unix --user --credentials --spool --restart \
--v --verbose --help" ;;
+    push) echo "-h --host -p --port -s --unix --tls --user --credentials --ca-file --cert-file \
+--key-file --insecure --allow-plaintext-auth --spool --restart -v --verbose --help" ;;
     demo) echo "--dir --steps -h --help" ;;
   esac
 }
@@ -83,7 +84,8 @@ _mmvlog() {
         find . -type f ! -name '*.tab' ! -name '*.zi' 2>/dev/null | sed 's|^\./||' | \
         grep -v -e '^posix/' -e '^right/')"
       mapfile -t COMPREPLY < <(compgen -W "$zones" -- "$cur"); return 0 ;;
-    -l|--log|--plot|--html|-c|--config|--pidfile|--credentials|--unix)
+    -l|--log|--plot|--html|-c|--config|--pidfile|--credentials|--unix|--ca-file|--cert-file|\
+    --key-file)
       mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return 0 ;;
     -s)
       [[ "$sub" == push ]] && { mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return 0; }

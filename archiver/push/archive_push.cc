@@ -103,7 +103,9 @@ absl::Status ArchivePush::Failed(absl::Status s) {
                           std::pair{&data_, state_.data}}) {
     if (*tail != nullptr && !(*tail)->Seek(at).ok()) tail->reset();
   }
-  if (!absl::IsUnavailable(s)) ForgetRemote();
+  // Nothing reached pmproxy (no connection, or its certificate refused):
+  // the remote archive goes on once it can be reached.
+  if (!absl::IsUnavailable(s) && !absl::IsUnauthenticated(s)) ForgetRemote();
   return s;
 }
 

@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "archiver/push/http_url.h"
 
 namespace mmvlog::archiver {
 namespace {
@@ -44,14 +45,14 @@ bool WaitFor(int fd, short events, absl::Time deadline) {
 std::string HttpEndpoint::ToString() const {
   if (!unix_socket.empty()) return absl::StrCat("unix:", unix_socket);
   const bool v6 = host.find(':') != std::string::npos;
-  return absl::StrCat("http://", v6 ? "[" : "", host, v6 ? "]" : "", ":", port);
+  return absl::StrCat(tls ? "https://" : "http://", v6 ? "[" : "", host, v6 ? "]" : "", ":", port);
 }
 
 HttpClient::HttpClient(HttpEndpoint endpoint, HttpClientOptions options)
     : endpoint_(std::move(endpoint)), options_(std::move(options)) {}
 
 absl::Status HttpClient::Connect(absl::Time deadline) {
-  fd_.reset();
+  Close();
   const std::string where = endpoint_.ToString();
   // A non-blocking connect, so that an unreachable host costs at most the
   // connect timeout.
@@ -102,16 +103,95 @@ absl::Status HttpClient::Connect(absl::Time deadline) {
     }
     ::freeaddrinfo(found);
   }
-  if (last.ok()) return last;
-  // Every way of not reaching the server is one the caller retries.
-  return absl::UnavailableError(last.message());
+  if (!last.ok()) {
+    // Every way of not reaching the server is one the caller retries.
+    return absl::UnavailableError(last.message());
+  }
+  if (endpoint_.tls) {
+    if (absl::Status s = StartTls(deadline); !s.ok()) {
+      Close();
+      return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status HttpClient::StartTls(absl::Time deadline) {
+  const std::string where = endpoint_.ToString();
+  if (options_.tls == nullptr) {
+    absl::StatusOr<std::shared_ptr<TlsContext>> context = TlsContext::Create(TlsOptions());
+    if (!context.ok()) return context.status();
+    options_.tls = *std::move(context);
+  }
+  absl::StatusOr<std::unique_ptr<TlsStream>> tls =
+      TlsStream::Start(*options_.tls, fd_.get(), endpoint_.host);
+  if (!tls.ok()) return absl::Status(tls.status().code(), absl::StrCat(where, ": ", tls.status().message()));
+  tls_ = *std::move(tls);
+  for (;;) {
+    const TlsStream::Io io = tls_->Handshake();
+    if (io.moved > 0) return absl::OkStatus();
+    if (io.refused) return absl::UnauthenticatedError(absl::StrCat(where, ": ", io.error));
+    if (!io.error.empty()) return absl::UnavailableError(absl::StrCat(where, ": ", io.error));
+    if (!WaitFor(fd_.get(), io.wait, deadline)) {
+      return absl::UnavailableError(absl::StrCat(where, ": no TLS handshake within ",
+                                                 absl::FormatDuration(options_.connect_timeout)));
+    }
+  }
+}
+
+void HttpClient::Close() {
+  tls_.reset();
+  fd_.reset();
+}
+
+std::string HttpClient::tls_description() const {
+  return tls_ != nullptr ? tls_->Describe() : std::string();
 }
 
 bool HttpClient::IdleConnectionBroken() const {
   pollfd p = {fd_.get(), POLLIN, 0};
   // Readable while idle: the server closed it (EOF) or sent something we
-  // did not ask for; either way it cannot carry a request.
-  return ::poll(&p, 1, 0) != 0;
+  // did not ask for; either way it cannot carry a request. Over TLS it may
+  // be a record that is no data (a TLS 1.3 session ticket).
+  if (::poll(&p, 1, 0) == 0) return false;
+  return tls_ == nullptr || !tls_->IdleUsable();
+}
+
+TlsStream::Io HttpClient::SendSome(std::span<const uint8_t> a, std::span<const uint8_t> b) {
+  if (tls_ != nullptr) return a.empty() ? tls_->Write(b.data(), b.size()) : tls_->Write(a.data(), a.size());
+  TlsStream::Io io;
+  iovec iov[2];
+  int n = 0;
+  if (!a.empty()) iov[n++] = {const_cast<uint8_t*>(a.data()), a.size()};
+  if (!b.empty()) iov[n++] = {const_cast<uint8_t*>(b.data()), b.size()};
+  msghdr msg = {};
+  msg.msg_iov = iov;
+  msg.msg_iovlen = n;
+  const ssize_t w = ::sendmsg(fd_.get(), &msg, MSG_NOSIGNAL);
+  if (w > 0) {
+    io.moved = static_cast<size_t>(w);
+  } else if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+    io.wait = POLLOUT;
+  } else if (!(w < 0 && errno == EINTR)) {
+    io.error = std::strerror(w < 0 ? errno : EPIPE);
+  }
+  return io;
+}
+
+TlsStream::Io HttpClient::RecvSome(uint8_t* data, size_t size) {
+  if (tls_ != nullptr) return tls_->Read(data, size);
+  TlsStream::Io io;
+  const ssize_t r = ::recv(fd_.get(), data, size, 0);
+  if (r > 0) {
+    io.moved = static_cast<size_t>(r);
+  } else if (r == 0) {
+    io.closed = true;
+  } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+    io.wait = POLLIN;
+  } else if (errno != EINTR) {
+    io.error = std::strerror(errno);
+  }
+  return io;
 }
 
 absl::StatusOr<HttpResponse> HttpClient::Attempt(const std::string& head,
@@ -121,64 +201,61 @@ absl::StatusOr<HttpResponse> HttpClient::Attempt(const std::string& head,
   *wrote_all = false;
   *got_bytes = false;
   const std::string where = endpoint_.ToString();
+  // Over TLS a small request goes as one record, not a head and a body.
+  std::string whole;
+  std::span<const uint8_t> first(reinterpret_cast<const uint8_t*>(head.data()), head.size());
+  std::span<const uint8_t> second = body;
+  if (tls_ != nullptr && !body.empty() && body.size() <= (16 << 10)) {
+    whole.reserve(head.size() + body.size());
+    whole.append(head).append(reinterpret_cast<const char*>(body.data()), body.size());
+    first = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(whole.data()), whole.size());
+    second = {};
+  }
   size_t done = 0;
-  const size_t total = head.size() + body.size();
+  const size_t total = first.size() + second.size();
   while (done < total) {
-    iovec iov[2];
-    int n = 0;
-    if (done < head.size()) {
-      iov[n++] = {const_cast<char*>(head.data()) + done, head.size() - done};
-      if (!body.empty()) iov[n++] = {const_cast<uint8_t*>(body.data()), body.size()};
-    } else {
-      iov[n++] = {const_cast<uint8_t*>(body.data()) + (done - head.size()), total - done};
-    }
-    msghdr msg = {};
-    msg.msg_iov = iov;
-    msg.msg_iovlen = n;
-    const ssize_t w = ::sendmsg(fd_.get(), &msg, MSG_NOSIGNAL);
-    if (w > 0) {
-      done += static_cast<size_t>(w);
+    const TlsStream::Io io =
+        done < first.size() ? SendSome(first.subspan(done), second)
+                            : SendSome({}, second.subspan(done - first.size()));
+    if (io.moved > 0) {
+      done += io.moved;
       continue;
     }
-    if (w < 0 && errno == EINTR) continue;
-    if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      if (WaitFor(fd_.get(), POLLOUT, deadline)) continue;
-      return absl::DeadlineExceededError(
-          absl::StrCat(where, ": request not taken within ", absl::FormatDuration(options_.timeout)));
+    if (!io.error.empty()) {
+      return absl::UnavailableError(absl::StrCat(where, ": sending the request: ", io.error));
     }
-    return absl::UnavailableError(
-        absl::StrCat(where, ": sending the request: ", std::strerror(w < 0 ? errno : EPIPE)));
+    if (io.wait == 0 || WaitFor(fd_.get(), io.wait, deadline)) continue;
+    return absl::DeadlineExceededError(
+        absl::StrCat(where, ": request not taken within ", absl::FormatDuration(options_.timeout)));
   }
   *wrote_all = true;
   HttpResponseParser parser;
   uint8_t buf[16 << 10];
   while (!parser.done()) {
-    const ssize_t r = ::recv(fd_.get(), buf, sizeof(buf), 0);
-    if (r > 0) {
+    const TlsStream::Io io = RecvSome(buf, sizeof(buf));
+    if (io.moved > 0) {
       *got_bytes = true;
-      absl::StatusOr<size_t> used = parser.Feed(std::span<const uint8_t>(buf, r));
+      absl::StatusOr<size_t> used = parser.Feed(std::span<const uint8_t>(buf, io.moved));
       if (!used.ok()) return absl::DataLossError(absl::StrCat(where, ": ", used.status().message()));
       // Bytes after the response: a server speaking out of turn.
-      if (*used < static_cast<size_t>(r)) fd_.reset();
+      if (*used < io.moved) Close();
       continue;
     }
-    if (r == 0) {
+    if (io.closed) {
       if (absl::Status s = parser.Finish(); !s.ok()) {
         return absl::UnavailableError(absl::StrCat(where, ": ", s.message()));
       }
       break;
     }
-    if (errno == EINTR) continue;
-    if (errno == EAGAIN || errno == EWOULDBLOCK) {
-      if (WaitFor(fd_.get(), POLLIN, deadline)) continue;
-      return absl::DeadlineExceededError(
-          absl::StrCat(where, ": no response within ", absl::FormatDuration(options_.timeout)));
+    if (!io.error.empty()) {
+      return absl::UnavailableError(absl::StrCat(where, ": reading the response: ", io.error));
     }
-    return absl::UnavailableError(
-        absl::StrCat(where, ": reading the response: ", std::strerror(errno)));
+    if (io.wait == 0 || WaitFor(fd_.get(), io.wait, deadline)) continue;
+    return absl::DeadlineExceededError(
+        absl::StrCat(where, ": no response within ", absl::FormatDuration(options_.timeout)));
   }
   HttpResponse response = parser.response();
-  if (!response.keep_alive) fd_.reset();
+  if (!response.keep_alive) Close();
   return response;
 }
 
@@ -187,6 +264,56 @@ absl::StatusOr<HttpResponse> HttpClient::Exchange(absl::string_view method,
                                                   absl::string_view content_type,
                                                   std::span<const uint8_t> body,
                                                   bool* delivered) {
+  absl::StatusOr<HttpResponse> r = ExchangeOnce(method, target, content_type, body, delivered);
+  HttpClient* at = this;
+  for (int hops = 0; r.ok() && hops < options_.max_redirects; ++hops) {
+    const int code = r->status;
+    if ((code < 301 || code > 303) && code != 307 && code != 308) return r;
+    if (r->location.empty()) return r;
+    // Where to: a path on the same server, or another server (the same
+    // request again there, as PCP's client does; the credentials go with
+    // it, never in clear after https).
+    HttpEndpoint next = at->endpoint_;
+    std::string next_target = r->location;
+    if (!r->location.starts_with("/")) {
+      absl::StatusOr<HttpUrl> u = ParseHttpUrl(r->location);
+      if (!u.ok()) {
+        return absl::DataLossError(absl::StrCat(at->endpoint_.ToString(), " ", method, " ", target,
+                                                ": a redirect to ", u.status().message()));
+      }
+      next = HttpEndpoint();
+      next.host = u->host;
+      next.tls = u->tls;
+      next.port = u->port != 0 ? u->port : (u->tls ? 443 : 80);
+      next_target = u->target.empty() ? "/" : u->target;
+    }
+    if ((endpoint_.tls || at->endpoint_.tls) && !next.tls) {
+      *delivered = false;
+      return absl::PermissionDeniedError(absl::StrCat(
+          at->endpoint_.ToString(), " ", method, " ", target, ": a redirect from https to ",
+          RedactUserinfo(r->location), " refused: the request would go in clear"));
+    }
+    ++redirects_;
+    if (next == at->endpoint_ && at == this) {
+      r = ExchangeOnce(method, next_target, content_type, body, delivered);
+      continue;
+    }
+    if (redirected_ == nullptr || !(redirected_->endpoint_ == next)) {
+      HttpClientOptions o = options_;
+      o.max_redirects = 0;
+      redirected_ = std::make_unique<HttpClient>(next, std::move(o));
+    }
+    at = redirected_.get();
+    r = at->ExchangeOnce(method, next_target, content_type, body, delivered);
+  }
+  return r;
+}
+
+absl::StatusOr<HttpResponse> HttpClient::ExchangeOnce(absl::string_view method,
+                                                      absl::string_view target,
+                                                      absl::string_view content_type,
+                                                      std::span<const uint8_t> body,
+                                                      bool* delivered) {
   *delivered = false;
   HttpRequestHead h;
   h.method = std::string(method);
@@ -214,7 +341,7 @@ absl::StatusOr<HttpResponse> HttpClient::Exchange(absl::string_view method,
       *delivered = true;
       return r;
     }
-    fd_.reset();
+    Close();
     // A kept-alive connection the server closed just as we used it: the
     // request never got a byte of answer; once more on a fresh one.
     if (reused && attempt == 0 && !got_bytes && absl::IsUnavailable(r.status())) continue;

@@ -71,6 +71,8 @@ absl::Status HttpResponseParser::ParseHead() {
       const std::string v = absl::AsciiStrToLower(value);
       if (absl::StrContains(v, "close")) response_.keep_alive = false;
       if (absl::StrContains(v, "keep-alive")) response_.keep_alive = true;
+    } else if (absl::EqualsIgnoreCase(name, "location")) {
+      response_.location = std::string(value);
     } else if (absl::EqualsIgnoreCase(name, "content-type")) {
       response_.content_type =
           absl::AsciiStrToLower(absl::StripAsciiWhitespace(value.substr(0, value.find(';'))));

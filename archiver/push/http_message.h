@@ -39,6 +39,7 @@ struct HttpResponse {
   int status = 0;            // 200, 410, ...
   std::string reason;        // "OK"
   std::string content_type;  // without parameters, lower case
+  std::string location;      // the Location header (a redirect's target)
   std::string body;          // after any chunked coding is undone
   bool keep_alive = true;    // the connection may carry another request
 };

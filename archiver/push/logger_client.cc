@@ -48,7 +48,16 @@ absl::StatusOr<std::string> LoggerClient::Call(const char* method, const std::st
       http_->Exchange(method, target, body.empty() ? "" : "application/octet-stream", body,
                       &delivered);
   if (!r.ok()) {
-    const std::string msg(absl::StripPrefix(r.status().message(), absl::StrCat(method, " ", target, ": ")));
+    // `what` names the endpoint and the request already.
+    absl::string_view said =
+        absl::StripPrefix(r.status().message(), absl::StrCat(method, " ", target, ": "));
+    said = absl::StripPrefix(said, absl::StrCat(http_->endpoint().ToString(), ": "));
+    const std::string msg(said);
+    // A certificate refused, a redirect to clear text refused: said as
+    // they are (nothing reached the server's logger; the push waits).
+    if (absl::IsUnauthenticated(r.status()) || absl::IsPermissionDenied(r.status())) {
+      return absl::Status(r.status().code(), absl::StrCat(what, ": ", msg));
+    }
     return delivered ? absl::AbortedError(absl::StrCat(what, ": ", msg, " (outcome unknown)"))
                      : absl::UnavailableError(absl::StrCat(what, ": ", msg));
   }

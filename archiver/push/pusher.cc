@@ -117,8 +117,9 @@ void Pusher::Failure(const absl::Status& s, absl::Time now) {
   if (failing_since_ == absl::InfiniteFuture()) {
     failing_since_ = now;
     next_report_ = now + options_.report_every;
-    log_(absl::IsPermissionDenied(s) || absl::IsInvalidArgument(s) ? LogLevel::kError
-                                                                     : LogLevel::kWarning,
+    const bool misconfigured =
+        absl::IsPermissionDenied(s) || absl::IsInvalidArgument(s) || absl::IsUnauthenticated(s);
+    log_(misconfigured ? LogLevel::kError : LogLevel::kWarning,
          absl::StrCat("push: ", what, "; keeping records in the spool, retrying (every ",
                       absl::FormatDuration(options_.backoff_max), " at most)"));
   } else if (now >= next_report_) {

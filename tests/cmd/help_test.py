@@ -31,7 +31,9 @@ EXPECTED = {
                "--compress": None, "--compress-level": None, "--retain-age": None,
                "--retain-size": None, "--pidfile": None, "--prefix": "mmv",
                "--local": None, "--spool": "--local's directory", "--spool-size": "64MB",
-               "--unix": None, "--user": None, "--credentials": None},
+               "--unix": None, "--user": None, "--credentials": None, "--ca-file": None,
+               "--cert-file": None, "--key-file": None, "--insecure": None,
+               "--allow-plaintext-auth": None},
     "capture": {"-t": "1sec", "-s": None, "-T": None, "-v": None, "-l": None, "-V": "3",
                 "-m": None, "-c": None, "-U": None, "-o": None, "--mmv-dir": "$PCP_TMP_DIR/mmv",
                 "--no-dir": None},
@@ -40,7 +42,9 @@ EXPECTED = {
                "--plot": None, "--follow": None, "--to-mmv": None, "--speed": "1"},
     "check": {"--repair": None},
     "inspect": {"--json": None},
-    "push": {"-h": "localhost", "-p": "44322", "-s": None, "--user": None, "--credentials": None,
+    "push": {"-h": "localhost", "-p": "44322", "-s": None, "--tls": None, "--user": None,
+             "--credentials": None, "--ca-file": None, "--cert-file": None, "--key-file": None,
+             "--insecure": None, "--allow-plaintext-auth": None,
              "--spool": "$PCP_TMP_DIR/mmvlog-push", "--restart": None, "-v": None},
     "demo": {"--dir": "a new /tmp/mmvlog-demo-XXXXXX", "--steps": "12"},
 }
@@ -222,7 +226,16 @@ class UsageErrorTest(unittest.TestCase):
         self.assert_usage_error(["record", "--compress", "http://pmproxy"],
                                 "--compress and --retain-* need --local")
         self.assert_usage_error(["record", "--unix", "/run/pmproxy.sock", self.out],
-                                "are for pushing: ARCHIVE is then http://HOST[:PORT]")
+                                "are for pushing: ARCHIVE is then http[s]://HOST[:PORT]")
+        self.assert_usage_error(["record", "--ca-file", "/etc/ssl/ca.pem", self.out],
+                                "are for pushing")
+        self.assert_usage_error(["record", "--local", self.out, "--user", "u:p",
+                                 "http://pmproxy"], "in clear", "--allow-plaintext-auth")
+        self.assert_usage_error(["record", "--local", self.out, "--ca-file", "/nonexistent.pem",
+                                 "https://pmproxy"], "--ca-file /nonexistent.pem")
+        self.assert_usage_error(["record", "--local", self.out, "--insecure", "http://pmproxy"],
+                                "are for https://")
+        self.assert_usage_error(["push", "ftp://pmproxy", self.out], "http[s]://HOST[:PORT]")
         self.assert_usage_error(["record", "--local", self.out, "--user", "nopassword",
                                  "http://pmproxy"], "--user: USER:PASSWORD wanted")
         self.assert_usage_error(["push", "-p", "0", self.out], "--port", "0")

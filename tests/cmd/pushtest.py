@@ -22,12 +22,19 @@ import pcp7
 class Server:
     """A private redis-server and pmproxy 7.2 taking pushed archives."""
 
-    def __init__(self, root, authenticate=False):
+    def __init__(self, root, authenticate=False, tls=None):
         self.redis_port, self.redis = keyserver.start_redis(os.path.join(root, "redis"))
         self.proxy = keyserver.Pmproxy7(os.path.join(root, "proxy"), self.redis_port,
-                                        authenticate=authenticate).start()
+                                        authenticate=authenticate, tls=tls).start()
         self.port = self.proxy.port
         self.url = "http://127.0.0.1:%d" % self.port
+        self.https = "https://127.0.0.1:%d" % self.port
+
+    def restart(self, tls=None):
+        """pmproxy again on the same port, with another TLS set-up."""
+        self.proxy.stop()
+        self.proxy.tls = tls
+        self.proxy.start()
 
     def archives(self):
         return self.proxy.archives()

@@ -116,9 +116,10 @@ class Pmproxy7:
     start() again after stop() or kill() is a restart on the same port,
     socket and directories. `authenticate`: [pmlogger] authenticate = true
     (7.2 then wants HTTP Basic credentials, any, on every /logger request).
+    `tls`: serve HTTPS too (PCP built with secure sockets), see below.
     """
 
-    def __init__(self, root, redis_port, authenticate=False, port=None):
+    def __init__(self, root, redis_port, authenticate=False, port=None, tls=None):
         import pcp7
         self.env = pcp7.require()
         self.root = root
@@ -135,24 +136,45 @@ class Pmproxy7:
         self.log = os.path.join(root, "pmproxy.log")
         self.process = None
         self.starts = 0
+        self.redis_port = redis_port
+        self.authenticate = authenticate
+        # TLS: None, or {"cert": PEM, "key": PEM, "ca": PEM or None,
+        # "verify_clients": bool}, written to tls.conf (PCP_TLSCONF_PATH)
+        # at each start, so a restart may change the certificate.
+        self.tls = tls
+        self.tls_conf = os.path.join(root, "tls.conf")
+
+    def _write_config(self):
         # [discover] on: push ingest into the key server goes through its
         # streaming (loggroup.c), so it must be enabled; its path is empty.
         with open(self.config, "w") as f:
             f.write("[pmproxy]\npcp.enabled = false\nhttp.enabled = true\n"
-                    "resp.enabled = false\nsecure.enabled = false\n"
+                    "resp.enabled = false\nsecure.enabled = %s\n"
                     "[keys]\nenabled = true\nservers = localhost:%d\n"
                     "[discover]\nenabled = true\npath = %s\n"
                     "[pmsearch]\nenabled = false\n[pmseries]\nenabled = true\n"
                     "[pmlogger]\nenabled = true\n%s"
-                    % (redis_port, os.path.join(root, "discover"),
-                       "authenticate = true\n" if authenticate else ""))
+                    % ("true" if self.tls else "false", self.redis_port,
+                       os.path.join(self.root, "discover"),
+                       "authenticate = true\n" if self.authenticate else ""))
+        if self.tls:
+            with open(self.tls_conf, "w") as f:
+                f.write("tls-cert-file = %s\ntls-key-file = %s\n"
+                        % (self.tls["cert"], self.tls["key"]))
+                if self.tls.get("ca"):
+                    f.write("tls-ca-cert-file = %s\n" % self.tls["ca"])
+                if self.tls.get("verify_clients"):
+                    f.write("tls-verify-clients = true\n")
+        elif os.path.exists(self.tls_conf):
+            os.unlink(self.tls_conf)
 
     def start(self):
         """Starts pmproxy; returns once it has set up its key server schema."""
         self.starts += 1
+        self._write_config()
         log = "%s.%d" % (self.log, self.starts)
         env = dict(self.env, PCP_RUN_DIR=self.run_dir, PCP_TMP_DIR=self.root,
-                   PCP_REMOTE_ARCHIVE_DIR=self.remote_dir)
+                   PCP_REMOTE_ARCHIVE_DIR=self.remote_dir, PCP_TLSCONF_PATH=self.tls_conf)
         if os.path.exists(self.socket):
             os.unlink(self.socket)
         self.process = subprocess.Popen(

@@ -1,8 +1,9 @@
 // Tests of //archiver/push:http_client against a small scripted server on a
 // thread of the test (TCP and a Unix socket): one connection kept for many
 // requests, a connection the server closed while idle, no answer, no
-// server at all, a server too slow; and whether each failed request may
-// have been delivered.
+// server at all, a server too slow; whether each failed request may have
+// been delivered; redirects followed as PCP's client follows them. (TLS:
+// tests/cmd:push_tls_test, against pmproxy 7.2 and a Python TLS server.)
 #include "archiver/push/http_client.h"
 
 #include <sys/un.h>
@@ -96,6 +97,54 @@ TEST(HttpClient, UnixSocketAndChunkedAnswer) {
   ::rmdir(dir);
 }
 
+std::string Redirect(int code, const std::string& location) {
+  return absl::StrCat("HTTP/1.1 ", code, " Moved\r\nLocation: ", location,
+                      "\r\nContent-Length: 0\r\n\r\n");
+}
+
+TEST(HttpClient, FollowsARedirectOnTheSameServer) {
+  ScriptedServer server({{Redirect(307, "/logger/label?client=b"), Ok("{\"success\":true}")}});
+  HttpClient c(Local(server.port()), HttpClientOptions());
+  bool delivered = false;
+  absl::StatusOr<HttpResponse> r = c.Exchange("POST", "/logger/label", "application/octet-stream",
+                                              Body("LABEL"), &delivered);
+  ASSERT_OK(r.status());
+  EXPECT_EQ(r->status, 200);
+  EXPECT_TRUE(delivered);
+  EXPECT_EQ(c.redirects(), 1u);
+  EXPECT_EQ(c.connections(), 1u);
+  const std::vector<std::string> seen = server.requests();
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_THAT(seen[1], ::testing::StartsWith("POST /logger/label?client=b HTTP/1.1\r\n"));
+  EXPECT_THAT(seen[1], ::testing::EndsWith("\r\n\r\nLABEL"));
+}
+
+TEST(HttpClient, FollowsARedirectToAnotherServerWithTheSameRequest) {
+  ScriptedServer b({{Ok("{\"n\":1}"), Ok("{\"n\":2}")}});
+  const std::string there = absl::StrCat("http://127.0.0.1:", b.port());
+  ScriptedServer a({{Redirect(308, there + "/logger/meta/9"), Redirect(301, there + "/x")}});
+  HttpClientOptions o;
+  o.authorization = "Basic dTpw";
+  HttpClient c(Local(a.port()), o);
+  for (const char* want : {"{\"n\":1}", "{\"n\":2}"}) {
+    bool delivered = false;
+    absl::StatusOr<HttpResponse> r =
+        c.Exchange("POST", "/logger/meta/1", "application/octet-stream", Body("META"), &delivered);
+    ASSERT_OK(r.status());
+    EXPECT_EQ(r->body, want);
+  }
+  const std::vector<std::string> seen = b.requests();
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_THAT(seen[0], ::testing::StartsWith("POST /logger/meta/9 HTTP/1.1\r\n"));
+  EXPECT_THAT(seen[1], ::testing::StartsWith("POST /x HTTP/1.1\r\n"));
+  for (const std::string& req : seen) {
+    EXPECT_THAT(req, HasSubstr(absl::StrCat("Host: 127.0.0.1:", b.port(), "\r\n")));
+    EXPECT_THAT(req, HasSubstr("Authorization: Basic dTpw\r\n"));
+    EXPECT_THAT(req, ::testing::EndsWith("\r\n\r\nMETA"));
+  }
+  EXPECT_EQ(c.redirects(), 2u);
+}
+
 // Tests of the error paths follow: each says whether the request may have
 // reached the server.
 
@@ -141,6 +190,37 @@ TEST(HttpClient, GarbageIsDataLoss) {
   bool delivered = false;
   EXPECT_THAT(c.Exchange("GET", "/logger/ping", "", {}, &delivered),
               StatusIs(absl::StatusCode::kDataLoss, HasSubstr("not an HTTP/1.x status line")));
+}
+
+TEST(HttpClient, StopsAfterThreeRedirects) {
+  ScriptedServer server(
+      {{Redirect(302, "/1"), Redirect(302, "/2"), Redirect(302, "/3"), Redirect(302, "/4")}});
+  HttpClient c(Local(server.port()), HttpClientOptions());
+  bool delivered = false;
+  absl::StatusOr<HttpResponse> r = c.Exchange("GET", "/logger/ping", "", {}, &delivered);
+  ASSERT_OK(r.status());
+  EXPECT_EQ(r->status, 302);
+  EXPECT_EQ(r->location, "/4");
+  EXPECT_EQ(c.redirects(), 3u);
+  EXPECT_EQ(server.requests().size(), 4u);
+}
+
+TEST(HttpClient, ARedirectWithoutLocationIsTheAnswer) {
+  ScriptedServer server({{"HTTP/1.1 303 See Other\r\nContent-Length: 0\r\n\r\n"}});
+  HttpClient c(Local(server.port()), HttpClientOptions());
+  bool delivered = false;
+  absl::StatusOr<HttpResponse> r = c.Exchange("GET", "/logger/ping", "", {}, &delivered);
+  ASSERT_OK(r.status());
+  EXPECT_EQ(r->status, 303);
+  EXPECT_EQ(c.redirects(), 0u);
+}
+
+TEST(HttpClient, ABadRedirectIsAnError) {
+  ScriptedServer server({{Redirect(307, "gopher://elsewhere/")}});
+  HttpClient c(Local(server.port()), HttpClientOptions());
+  bool delivered = false;
+  EXPECT_THAT(c.Exchange("GET", "/logger/ping", "", {}, &delivered),
+              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("not http:// or https://")));
 }
 
 }  // namespace
