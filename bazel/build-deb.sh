@@ -70,7 +70,8 @@ EOF
 install -m 0755 bazel/deb/postinst bazel/deb/prerm bazel/deb/postrm "$pkg/DEBIAN/"
 echo /etc/default/mmvlog > "$pkg/DEBIAN/conffiles"
 
-# The libraries the binary needs, as dpkg-shlibdeps finds them.
+# The libraries the binary needs, as dpkg-shlibdeps finds them, and libssl3,
+# which it loads for https:// (archiver/push/openssl_api.h).
 mkdir -p "$root/src/debian"
 printf 'Source: mmvlog\n\nPackage: mmvlog\nArchitecture: any\n' > "$root/src/debian/control"
 depends=$(cd "$root/src" && dpkg-shlibdeps -O "$pkg/usr/bin/mmvlog" 2>/dev/null |
@@ -83,7 +84,7 @@ Version: $version
 Architecture: $arch
 Maintainer: mmvlog developers <mmvlog@users.noreply.github.com>
 Installed-Size: $size
-Depends: $depends, passwd
+Depends: $depends, libssl3, passwd
 Recommends: pcp
 Section: admin
 Priority: optional

@@ -1,9 +1,6 @@
 #include "archiver/push/tls_stream.h"
 
 #include <arpa/inet.h>
-#include <openssl/err.h>
-#include <openssl/ssl.h>
-#include <openssl/x509v3.h>
 #include <poll.h>
 
 #include <cerrno>
@@ -11,20 +8,21 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "archiver/push/openssl_api.h"
 
 namespace mmvlog::archiver {
 namespace {
 
 // The newest error OpenSSL queued, as its reason ("certificate verify
 // failed", "wrong version number", "no such file"), or `otherwise`.
-std::string SslReason(const char* otherwise) {
-  const unsigned long e = ERR_peek_last_error();
-  ERR_clear_error();
+std::string SslReason(const OpenSslApi& ssl, const char* otherwise) {
+  const unsigned long e = ssl.ERR_peek_last_error();
+  ssl.ERR_clear_error();
   if (e == 0) return otherwise;
-  const char* reason = ERR_reason_error_string(e);
+  const char* reason = ssl.ERR_reason_error_string(e);
   if (reason != nullptr) return reason;
   char buf[256];
-  ERR_error_string_n(e, buf, sizeof(buf));
+  ssl.ERR_error_string_n(e, buf, sizeof(buf));
   return buf;
 }
 
@@ -37,46 +35,53 @@ bool IsIpAddress(const std::string& host) {
 }  // namespace
 
 absl::StatusOr<std::shared_ptr<TlsContext>> TlsContext::Create(const TlsOptions& options) {
-  ERR_clear_error();
-  SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+  absl::StatusOr<const OpenSslApi*> loaded = LoadOpenSsl();
+  if (!loaded.ok()) return loaded.status();
+  const OpenSslApi& ssl = **loaded;
+  auto reason = [&ssl](const char* otherwise) { return SslReason(ssl, otherwise); };
+  ssl.ERR_clear_error();
+  SSL_CTX* ctx = ssl.SSL_CTX_new(ssl.TLS_client_method());
   if (ctx == nullptr) {
-    return absl::InternalError(absl::StrCat("TLS: ", SslReason("cannot make a context")));
+    return absl::InternalError(absl::StrCat("TLS: ", reason("cannot make a context")));
   }
-  std::shared_ptr<TlsContext> out(new TlsContext(ctx, options.insecure));
-  SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+  std::shared_ptr<TlsContext> out(new TlsContext(&ssl, ctx, options.insecure));
+  // SSL_CTX_set_min_proto_version and SSL_CTX_set_mode are macros over
+  // SSL_CTX_ctrl.
+  ssl.SSL_CTX_ctrl(ctx, SSL_CTRL_SET_MIN_PROTO_VERSION, TLS1_2_VERSION, nullptr);
   // Writes may take part of a buffer (the client's loop goes on from
   // there), and a server that closes without close_notify reads as an end,
   // as over plain TCP: the HTTP framing says whether the answer was whole.
-  SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
-  SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF | SSL_OP_NO_COMPRESSION);
-  SSL_CTX_set_verify(ctx, options.insecure ? SSL_VERIFY_NONE : SSL_VERIFY_PEER, nullptr);
+  ssl.SSL_CTX_ctrl(ctx, SSL_CTRL_MODE,
+                   SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER, nullptr);
+  ssl.SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF | SSL_OP_NO_COMPRESSION);
+  ssl.SSL_CTX_set_verify(ctx, options.insecure ? SSL_VERIFY_NONE : SSL_VERIFY_PEER, nullptr);
   if (!options.ca_file.empty()) {
-    if (SSL_CTX_load_verify_locations(ctx, options.ca_file.c_str(), nullptr) != 1) {
+    if (ssl.SSL_CTX_load_verify_locations(ctx, options.ca_file.c_str(), nullptr) != 1) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--ca-file ", options.ca_file, ": ", SslReason("no CA certificate in it")));
+          "--ca-file ", options.ca_file, ": ", reason("no CA certificate in it")));
     }
-  } else if (SSL_CTX_set_default_verify_paths(ctx) != 1) {
+  } else if (ssl.SSL_CTX_set_default_verify_paths(ctx) != 1) {
     return absl::InvalidArgumentError(
-        absl::StrCat("TLS: the system's trust store: ", SslReason("cannot be read")));
+        absl::StrCat("TLS: the system's trust store: ", reason("cannot be read")));
   }
   if (!options.cert_file.empty()) {
     const std::string& key = options.key_file.empty() ? options.cert_file : options.key_file;
-    if (SSL_CTX_use_certificate_chain_file(ctx, options.cert_file.c_str()) != 1) {
+    if (ssl.SSL_CTX_use_certificate_chain_file(ctx, options.cert_file.c_str()) != 1) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--cert-file ", options.cert_file, ": ", SslReason("no certificate in it")));
+          "--cert-file ", options.cert_file, ": ", reason("no certificate in it")));
     }
-    if (SSL_CTX_use_PrivateKey_file(ctx, key.c_str(), SSL_FILETYPE_PEM) != 1) {
-      const std::string why = SslReason("no private key in it");
+    if (ssl.SSL_CTX_use_PrivateKey_file(ctx, key.c_str(), SSL_FILETYPE_PEM) != 1) {
+      const std::string why = reason("no private key in it");
       if (why.find("mismatch") != std::string::npos) {
         return absl::InvalidArgumentError(absl::StrCat("--key-file ", key, ": not the key of ",
                                                        options.cert_file, " (", why, ")"));
       }
       return absl::InvalidArgumentError(absl::StrCat("--key-file ", key, ": ", why));
     }
-    if (SSL_CTX_check_private_key(ctx) != 1) {
+    if (ssl.SSL_CTX_check_private_key(ctx) != 1) {
       return absl::InvalidArgumentError(absl::StrCat(
           "--key-file ", key, ": not the key of ", options.cert_file, " (",
-          SslReason("key mismatch"), ")"));
+          reason("key mismatch"), ")"));
     }
   } else if (!options.key_file.empty()) {
     return absl::InvalidArgumentError("--key-file without --cert-file");
@@ -84,45 +89,52 @@ absl::StatusOr<std::shared_ptr<TlsContext>> TlsContext::Create(const TlsOptions&
   return out;
 }
 
-TlsContext::~TlsContext() { SSL_CTX_free(ctx_); }
+TlsContext::~TlsContext() { api_->SSL_CTX_free(ctx_); }
 
 absl::StatusOr<std::unique_ptr<TlsStream>> TlsStream::Start(const TlsContext& context, int fd,
                                                             const std::string& host) {
-  ERR_clear_error();
-  SSL* ssl = SSL_new(context.get());
-  if (ssl == nullptr) {
-    return absl::InternalError(absl::StrCat("TLS: ", SslReason("cannot make a connection")));
+  const OpenSslApi& ssl = context.api();
+  ssl.ERR_clear_error();
+  SSL* s = ssl.SSL_new(context.get());
+  if (s == nullptr) {
+    return absl::InternalError(
+        absl::StrCat("TLS: ", SslReason(ssl, "cannot make a connection")));
   }
-  std::unique_ptr<TlsStream> out(new TlsStream(ssl));
+  std::unique_ptr<TlsStream> out(new TlsStream(&ssl, s));
   // No close_notify from a destructor: it would write on a socket that may
   // be broken; HTTP's framing, not TLS's end, says a response is whole.
-  SSL_set_quiet_shutdown(ssl, 1);
-  if (SSL_set_fd(ssl, fd) != 1) {
-    return absl::InternalError(absl::StrCat("TLS: ", SslReason("cannot use the socket")));
+  ssl.SSL_set_quiet_shutdown(s, 1);
+  if (ssl.SSL_set_fd(s, fd) != 1) {
+    return absl::InternalError(absl::StrCat("TLS: ", SslReason(ssl, "cannot use the socket")));
   }
   const bool ip = IsIpAddress(host);
-  // SNI carries names only (RFC 6066), never an address.
-  if (!ip && SSL_set_tlsext_host_name(ssl, host.c_str()) != 1) {
-    return absl::InvalidArgumentError(absl::StrCat("TLS: ", host, ": ", SslReason("bad name")));
+  // SNI carries names only (RFC 6066), never an address
+  // (SSL_set_tlsext_host_name is a macro over SSL_ctrl).
+  if (!ip && ssl.SSL_ctrl(s, SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
+                          const_cast<char*>(host.c_str())) != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("TLS: ", host, ": ", SslReason(ssl, "bad name")));
   }
   if (!context.insecure()) {
-    const int ok = ip ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host.c_str())
-                      : SSL_set1_host(ssl, host.c_str());
+    const int ok = ip ? ssl.X509_VERIFY_PARAM_set1_ip_asc(ssl.SSL_get0_param(s), host.c_str())
+                      : ssl.SSL_set1_host(s, host.c_str());
     if (ok != 1) {
       return absl::InvalidArgumentError(
-          absl::StrCat("TLS: ", host, ": ", SslReason("cannot be checked")));
+          absl::StrCat("TLS: ", host, ": ", SslReason(ssl, "cannot be checked")));
     }
   }
-  SSL_set_connect_state(ssl);
+  ssl.SSL_set_connect_state(s);
   return out;
 }
 
-TlsStream::~TlsStream() { SSL_free(ssl_); }
+TlsStream::~TlsStream() { api_->SSL_free(ssl_); }
+
+std::string TlsStream::Reason(const char* otherwise) const { return SslReason(*api_, otherwise); }
 
 TlsStream::Io TlsStream::Step(int rc, bool reading) {
   Io io;
   const int saved_errno = errno;
-  switch (SSL_get_error(ssl_, rc)) {
+  switch (api_->SSL_get_error(ssl_, rc)) {
     case SSL_ERROR_WANT_READ:
       io.wait = POLLIN;
       return io;
@@ -133,7 +145,7 @@ TlsStream::Io TlsStream::Step(int rc, bool reading) {
       io.closed = true;
       return io;
     case SSL_ERROR_SYSCALL:
-      if (ERR_peek_last_error() == 0) {
+      if (api_->ERR_peek_last_error() == 0) {
         if (reading && saved_errno == 0) {
           io.closed = true;
         } else {
@@ -145,14 +157,14 @@ TlsStream::Io TlsStream::Step(int rc, bool reading) {
     default:
       break;
   }
-  io.error = SslReason("TLS failed");
+  io.error = Reason("TLS failed");
   return io;
 }
 
 TlsStream::Io TlsStream::Handshake() {
-  ERR_clear_error();
+  api_->ERR_clear_error();
   errno = 0;
-  const int rc = SSL_do_handshake(ssl_);
+  const int rc = api_->SSL_do_handshake(ssl_);
   if (rc == 1) {
     Io io;
     io.moved = 1;
@@ -160,11 +172,11 @@ TlsStream::Io TlsStream::Handshake() {
   }
   Io io = Step(rc, /*reading=*/false);
   if (io.wait != 0) return io;
-  const long verify = SSL_get_verify_result(ssl_);
+  const long verify = api_->SSL_get_verify_result(ssl_);
   if (verify != X509_V_OK) {
     io.refused = true;
     io.error = absl::StrCat("the server's certificate is refused: ",
-                            X509_verify_cert_error_string(verify));
+                            api_->X509_verify_cert_error_string(verify));
   } else if (io.closed || io.error.empty()) {
     io.closed = false;
     io.error = "the server closed the connection during the TLS handshake (does it speak TLS?)";
@@ -175,10 +187,10 @@ TlsStream::Io TlsStream::Handshake() {
 }
 
 TlsStream::Io TlsStream::Write(const uint8_t* data, size_t size) {
-  ERR_clear_error();
+  api_->ERR_clear_error();
   errno = 0;
   size_t written = 0;
-  const int rc = SSL_write_ex(ssl_, data, size, &written);
+  const int rc = api_->SSL_write_ex(ssl_, data, size, &written);
   if (rc == 1) {
     Io io;
     io.moved = written;
@@ -188,10 +200,10 @@ TlsStream::Io TlsStream::Write(const uint8_t* data, size_t size) {
 }
 
 TlsStream::Io TlsStream::Read(uint8_t* data, size_t size) {
-  ERR_clear_error();
+  api_->ERR_clear_error();
   errno = 0;
   size_t got = 0;
-  const int rc = SSL_read_ex(ssl_, data, size, &got);
+  const int rc = api_->SSL_read_ex(ssl_, data, size, &got);
   if (rc == 1) {
     Io io;
     io.moved = got;
@@ -208,8 +220,8 @@ bool TlsStream::IdleUsable() {
 }
 
 std::string TlsStream::Describe() const {
-  const char* cipher = SSL_get_cipher_name(ssl_);
-  return absl::StrCat(SSL_get_version(ssl_), " ", cipher != nullptr ? cipher : "");
+  const char* cipher = api_->SSL_CIPHER_get_name(api_->SSL_get_current_cipher(ssl_));
+  return absl::StrCat(api_->SSL_get_version(ssl_), " ", cipher != nullptr ? cipher : "");
 }
 
 }  // namespace mmvlog::archiver

@@ -1,6 +1,7 @@
 // TLS for the push to pmproxy (https://): OpenSSL's libssl, as Debian ships
 // it (libssl3, on every Debian system; its security updates reach mmvlog
-// without a rebuild) and as pmproxy itself uses it.
+// without a rebuild) and as pmproxy itself uses it, loaded at the first
+// https:// push (archiver/push/openssl_api.h says why).
 //
 // Why OpenSSL and not GnuTLS or libcurl: it is the TLS of PCP's server side,
 // so both ends agree on versions and ciphers; it checks a host name or an
@@ -30,6 +31,8 @@ typedef struct ssl_st SSL;
 
 namespace mmvlog::archiver {
 
+struct OpenSslApi;
+
 struct TlsOptions {
   std::string ca_file;    // PEM CA certificates to trust instead of the system's
   std::string cert_file;  // a client certificate (chain) in PEM, for tls-verify-clients
@@ -42,17 +45,21 @@ struct TlsOptions {
 class TlsContext {
  public:
   // Errors: InvalidArgument naming the file that cannot be loaded (a CA
-  // file, a certificate, a key, or a key that does not match).
+  // file, a certificate, a key, or a key that does not match);
+  // FailedPrecondition when libssl3 is not installed.
   static absl::StatusOr<std::shared_ptr<TlsContext>> Create(const TlsOptions& options);
   ~TlsContext();
   TlsContext(const TlsContext&) = delete;
   TlsContext& operator=(const TlsContext&) = delete;
 
   SSL_CTX* get() const { return ctx_; }
+  const OpenSslApi& api() const { return *api_; }
   bool insecure() const { return insecure_; }
 
  private:
-  TlsContext(SSL_CTX* ctx, bool insecure) : ctx_(ctx), insecure_(insecure) {}
+  TlsContext(const OpenSslApi* api, SSL_CTX* ctx, bool insecure)
+      : api_(api), ctx_(ctx), insecure_(insecure) {}
+  const OpenSslApi* api_;
   SSL_CTX* ctx_;
   bool insecure_;
 };
@@ -95,8 +102,11 @@ class TlsStream {
   std::string Describe() const;
 
  private:
-  explicit TlsStream(SSL* ssl) : ssl_(ssl) {}
+  TlsStream(const OpenSslApi* api, SSL* ssl) : api_(api), ssl_(ssl) {}
   Io Step(int rc, bool reading);
+  // The newest error OpenSSL queued, as its reason, or `otherwise`.
+  std::string Reason(const char* otherwise) const;
+  const OpenSslApi* api_;
   SSL* ssl_;
 };
 
