@@ -1,7 +1,5 @@
 #include "cmd/push_options.h"
 
-#include <signal.h>
-
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -179,18 +177,6 @@ absl::StatusOr<RecordPush> RecordPushFromFlags(const PushFlags& f, const std::st
   }
   o.state_path = absl::StrCat(spool, "/mmvlog-push.state");
   return out;
-}
-
-absl::Status StartPusher(archiver::LivePusher& pusher) {
-  sigset_t block, old;
-  sigemptyset(&block);
-  sigaddset(&block, SIGINT);
-  sigaddset(&block, SIGTERM);
-  sigaddset(&block, SIGHUP);
-  pthread_sigmask(SIG_BLOCK, &block, &old);
-  absl::Status s = pusher.Start();
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
-  return s;
 }
 
 }  // namespace mmvlog::cmd

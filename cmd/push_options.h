@@ -76,9 +76,6 @@ absl::StatusOr<RecordPush> RecordPushFromFlags(const PushFlags& f, const std::st
 // Whether any push option was given (they need an http:// archive).
 bool AnyPushFlag(const PushFlags& f);
 
-// Starts `pusher` on its own thread with SIGINT, SIGTERM and SIGHUP blocked
-// there, so that they reach the recording thread's waits.
-absl::Status StartPusher(archiver::LivePusher& pusher);
 
 }  // namespace mmvlog::cmd
 

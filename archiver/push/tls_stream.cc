@@ -187,29 +187,25 @@ TlsStream::Io TlsStream::Handshake() {
 }
 
 TlsStream::Io TlsStream::Write(const uint8_t* data, size_t size) {
-  api_->ERR_clear_error();
-  errno = 0;
-  size_t written = 0;
-  const int rc = api_->SSL_write_ex(ssl_, data, size, &written);
-  if (rc == 1) {
-    Io io;
-    io.moved = written;
-    return io;
-  }
-  return Step(rc, /*reading=*/false);
+  return Transfer(/*reading=*/false, const_cast<uint8_t*>(data), size);
 }
 
 TlsStream::Io TlsStream::Read(uint8_t* data, size_t size) {
+  return Transfer(/*reading=*/true, data, size);
+}
+
+TlsStream::Io TlsStream::Transfer(bool reading, uint8_t* data, size_t size) {
   api_->ERR_clear_error();
   errno = 0;
-  size_t got = 0;
-  const int rc = api_->SSL_read_ex(ssl_, data, size, &got);
+  size_t moved = 0;
+  const int rc = reading ? api_->SSL_read_ex(ssl_, data, size, &moved)
+                         : api_->SSL_write_ex(ssl_, data, size, &moved);
   if (rc == 1) {
     Io io;
-    io.moved = got;
+    io.moved = moved;
     return io;
   }
-  return Step(rc, /*reading=*/true);
+  return Step(rc, reading);
 }
 
 bool TlsStream::IdleUsable() {

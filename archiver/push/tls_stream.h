@@ -104,6 +104,8 @@ class TlsStream {
  private:
   TlsStream(const OpenSslApi* api, SSL* ssl) : api_(api), ssl_(ssl) {}
   Io Step(int rc, bool reading);
+  // One SSL_read_ex or SSL_write_ex.
+  Io Transfer(bool reading, uint8_t* data, size_t size);
   // The newest error OpenSSL queued, as its reason, or `otherwise`.
   std::string Reason(const char* otherwise) const;
   const OpenSslApi* api_;
