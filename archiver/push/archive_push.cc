@@ -40,6 +40,11 @@ ArchivePush::ArchivePush(PushState state, LoggerClient* client, const PushOption
                          LogFunction log)
     : state_(std::move(state)), client_(client), options_(options), log_(std::move(log)) {
   options_.body_bytes = std::clamp<size_t>(options_.body_bytes, 1, kLargestRecord);
+  // Over TLS bodies go in pieces (LoggerClient::kTlsPiece): batches of that
+  // size keep records whole in a piece where they fit one.
+  if (client_->http().endpoint().tls) {
+    options_.body_bytes = std::min(options_.body_bytes, LoggerClient::kTlsPiece);
+  }
 }
 
 absl::StatusOr<bool> ArchivePush::Open(bool finished) {

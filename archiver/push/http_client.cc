@@ -20,6 +20,9 @@
 namespace mmvlog::archiver {
 namespace {
 
+// The most plaintext one TLS record carries (RFC 8446 5.1, RFC 5246 6.2.1).
+constexpr size_t kTlsRecordBytes = 16 << 10;
+
 // Milliseconds left until `deadline`, for poll(2): at least 0.
 int MillisLeft(absl::Time deadline) {
   const absl::Duration left = deadline - absl::Now();
@@ -201,11 +204,12 @@ absl::StatusOr<HttpResponse> HttpClient::Attempt(const std::string& head,
   *wrote_all = false;
   *got_bytes = false;
   const std::string where = endpoint_.ToString();
-  // Over TLS a small request goes as one record, not a head and a body.
+  // Over TLS a request that fits one TLS record goes as one (pmproxy 7.2
+  // reads one record per read of its socket: logger_client.h kTlsPiece).
   std::string whole;
   std::span<const uint8_t> first(reinterpret_cast<const uint8_t*>(head.data()), head.size());
   std::span<const uint8_t> second = body;
-  if (tls_ != nullptr && !body.empty() && body.size() <= (16 << 10)) {
+  if (tls_ != nullptr && !body.empty() && head.size() + body.size() <= kTlsRecordBytes) {
     whole.reserve(head.size() + body.size());
     whole.append(head).append(reinterpret_cast<const char*>(body.data()), body.size());
     first = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(whole.data()), whole.size());

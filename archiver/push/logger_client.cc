@@ -1,7 +1,7 @@
 #include "archiver/push/logger_client.h"
 
+#include <algorithm>
 #include <cctype>
-
 #include <cstdint>
 
 #include "absl/strings/str_cat.h"
@@ -112,17 +112,30 @@ absl::StatusOr<uint32_t> LoggerClient::Label(std::span<const uint8_t> label) {
   return logid;
 }
 
+absl::Status LoggerClient::Append(const std::string& target, std::span<const uint8_t> body) {
+  const size_t piece = http_->endpoint().tls ? kTlsPiece : body.size();
+  if (body.size() <= piece) return Call("POST", target, body).status();
+  for (size_t at = 0; at < body.size(); at += piece) {
+    absl::Status s = Call("POST", target, body.subspan(at, std::min(piece, body.size() - at))).status();
+    if (s.ok()) continue;
+    if (at == 0 || absl::IsAborted(s)) return s;
+    return absl::AbortedError(
+        absl::StrCat(s.message(), " (after ", at, " of ", body.size(), " bytes were taken)"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status LoggerClient::Meta(uint32_t logid, std::span<const uint8_t> records) {
-  return Call("POST", absl::StrCat("/logger/meta/", logid), records).status();
+  return Append(absl::StrCat("/logger/meta/", logid), records);
 }
 
 absl::Status LoggerClient::Index(uint32_t logid, std::span<const uint8_t> entries) {
-  return Call("POST", absl::StrCat("/logger/index/", logid), entries).status();
+  return Append(absl::StrCat("/logger/index/", logid), entries);
 }
 
 absl::Status LoggerClient::Volume(uint32_t volume, uint32_t logid,
                                   std::span<const uint8_t> records) {
-  return Call("POST", absl::StrCat("/logger/volume/", volume, "/", logid), records).status();
+  return Append(absl::StrCat("/logger/volume/", volume, "/", logid), records);
 }
 
 }  // namespace mmvlog::archiver

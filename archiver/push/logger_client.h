@@ -48,6 +48,15 @@ class LoggerClient {
  public:
   // pmproxy refuses a body of this size or more (loggroup.c MAX_BUFFER_SIZE).
   static constexpr size_t kMaxBody = 10 << 20;
+  // Over TLS a .meta, .index or volume body goes in pieces of at most this
+  // many bytes, each request one TLS record (head and body under 16 KiB):
+  // pmproxy 7.2 decrypts one TLS record per read of its socket (secure.c,
+  // on_secure_client_read), so the rest of a request that arrives with the
+  // first record waits there, unanswered, until the client's timeout.
+  // pmproxy appends each body and keeps a partial record for the next, so
+  // the pieces make the same files. A piece that fails after another was
+  // taken is Aborted (the remote copy holds part of the body).
+  static constexpr size_t kTlsPiece = 12 << 10;
 
   // `http` must outlive the client. `client_id`: sent as ?client= with the
   // label, echoed by pmproxy ("" for none). `poll_timeout`: seconds pmproxy
@@ -68,6 +77,8 @@ class LoggerClient {
 
  private:
   // One request; the response body when the API says success.
+  // POST of a body pmproxy appends: in pieces over TLS (kTlsPiece).
+  absl::Status Append(const std::string& target, std::span<const uint8_t> body);
   absl::StatusOr<std::string> Call(const char* method, const std::string& target,
                                    std::span<const uint8_t> body);
 

@@ -17,6 +17,9 @@ Shown:
   one; `[pmlogger] authenticate = true` over TLS: refused without
   credentials, pushed with them; credentials over plain http:// refused
   unless --allow-plaintext-auth (which warns); --insecure warns;
+- records and metadata larger than a TLS record (16 KiB) arrive whole, by
+  `push` and by `record` (pmproxy 7.2 decrypts one TLS record per read of
+  its socket, so mmvlog sends each request as one record);
 - a redirect to another pmproxy is followed; one from https to http is not;
 - the bytes on the wire (a relay in between) hold no credential and no
   metric name in clear over https://, and hold both over http:// (so the
@@ -38,6 +41,7 @@ import keyserver
 import pcp7
 import pushtest
 
+MAKE_MMV_FILE = cmdtest.runfile("bench/make_mmv_file")
 SECRET_USER = "wireuser"
 SECRET_PASSWORD = "wire-Pa55-7f3a9c"
 METRIC_WORD = b"requests.total"
@@ -258,6 +262,45 @@ class PushTlsTest(unittest.TestCase):
         self.assertTrue(names)
         keyserver.wait_for("a series for every metric with values",
                            lambda: all(server.series(n) for n in names), 20)
+
+    def test_records_and_metadata_larger_than_a_tls_record(self):
+        root = self.fresh("large")
+        mmv = os.path.join(root, "mmv")
+        os.makedirs(mmv)
+        # 100,000 U64 counters in 1,000 metrics: a record of about 2 MB and a
+        # .meta of about 55 KB, each over many TLS records.
+        subprocess.run([MAKE_MMV_FILE, mmv, "100000"], check=True, stdout=subprocess.DEVNULL)
+        env = dict(os.environ, PCP_TMP_DIR=root)
+        archive = os.path.join(root, "captured", "a")
+        os.makedirs(os.path.dirname(archive))
+        p = cmdtest.run([cmdtest.MMVLOG, "capture", "-t", "50msec", "-s", "3", "--mmv-dir", mmv,
+                         "--no-progress", archive], env=env)
+        self.assertEqual(p.returncode, 0, cmdtest.describe(p))
+        self.assertGreater(os.path.getsize(archive + ".meta"), 3 * 16384)
+        self.assertGreater(os.path.getsize(archive + ".0"), 3 * 100000 * 8)
+        server = self.server("large", self.certs.good)
+        p = self.push(server.https, archive, "--ca-file", self.certs.ca)
+        self.assertEqual(p.returncode, 0, cmdtest.describe(p))
+        (remote,) = server.archives()
+        pushtest.same_files(self, remote, archive)
+        pushtest.check(self, remote)
+        # Live: 5,000 values (a 100 KB record) every 100 ms.
+        mmv = os.path.join(root, "mmv5k")
+        os.makedirs(mmv)
+        subprocess.run([MAKE_MMV_FILE, mmv, "5000"], check=True, stdout=subprocess.DEVNULL)
+        local = os.path.join(root, "live", "a")
+        log = os.path.join(root, "live.log")
+        p = subprocess.Popen(
+            [cmdtest.MMVLOG, "record", "--mmv-dir", mmv, "--local", local, "-l", log, "-t",
+             "100msec", "-s", "20", "--ca-file", self.certs.ca, server.https],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        _, err = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 0, err + self.read(log))
+        self.assertNotIn("warning", err + self.read(log))
+        live = [r for r in server.archives() if r != remote]
+        self.assertEqual(len(live), 1, server.archives())
+        pushtest.same_files(self, live[0], local)
+        pushtest.check(self, live[0])
 
     def test_push_by_host_name_and_by_url(self):
         server = self.server("names", self.certs.good)
