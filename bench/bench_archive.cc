@@ -51,7 +51,7 @@ absl::Status WriteBenchArchive(const std::string& base, const BenchArchiveSpec& 
   options.timezone = "UTC";
   options.zoneinfo = ":Etc/UTC";
   absl::StatusOr<std::unique_ptr<archiver::ArchiveWriter>> writer =
-      archiver::ArchiveWriter::Create(base, options, {kBenchStartSec, 0});
+      archiver::ArchiveWriter::Create(base, options, {spec.start_sec, 0});
   if (!writer.ok()) return writer.status();
   archiver::ArchiveWriter& w = **writer;
   if (absl::Status s = AddBenchMetadata(spec.metrics, spec.instances, &w); !s.ok()) return s;
@@ -64,7 +64,7 @@ absl::Status WriteBenchArchive(const std::string& base, const BenchArchiveSpec& 
     for (int i = 0; i < spec.instances; ++i) r.sets[m].values[i].inst = i;
   }
   for (int k = 0; k < spec.samples; ++k) {
-    r.timestamp = {kBenchStartSec + int64_t{k} * spec.interval_sec, 0};
+    r.timestamp = {spec.start_sec + int64_t{k} * spec.interval_sec, 0};
     int64_t x = 0;
     for (format::ValueSet& set : r.sets) {
       for (format::ResultValue& v : set.values) v.u64 = BenchValue(x++, k);

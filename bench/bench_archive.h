@@ -29,6 +29,7 @@ struct BenchArchiveSpec {
   int samples = 20;
   int interval_sec = 3;
   int version = 3;  // archive version, 2 or 3
+  int64_t start_sec = kBenchStartSec;  // the label's and the first sample's time
 };
 
 // The value of column index x (m * instances + i) in sample k.

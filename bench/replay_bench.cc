@@ -32,6 +32,11 @@
 //                        interpolator.h), as pmval -t and pmrep -t show it.
 //   BM_ReplayCsv         the whole `replay --csv` (archiver/replay/
 //                        csv_output.h), written to /dev/null.
+//   BM_ReplayDirectory/N `replay -a DIR` of a directory of N small archives
+//                        (10 counters x 100 instances x 30 samples each, one
+//                        after the other in time), rows at the records:
+//                        what the replay costs per archive as N grows
+//                        (each archive's label, .meta and index read once).
 //   BM_PcpFetchArchive   libpcp: a new archive context (reads .meta), then
 //                        pmFetchArchive of every record, each value read from
 //                        its pmValueBlock, pmFreeResult. The libpcp side of
@@ -325,6 +330,48 @@ void BM_ReplayCsv(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * shape.values());
 }
 
+// A directory of `n` small archives one after the other in time, written on
+// first use; removed at exit with the other archives.
+absl::StatusOr<std::string> DirectoryOf(int n, const bench::BenchArchiveSpec& spec) {
+  absl::StatusOr<std::string> first = TheArchives().Get(spec);  // makes the temporary dir
+  if (!first.ok()) return first.status();
+  const std::string dir = absl::StrCat(first->substr(0, first->rfind('/')), "/dir", n);
+  std::error_code exists;
+  if (std::filesystem::exists(dir, exists)) return dir;
+  std::filesystem::create_directory(dir);
+  for (int k = 0; k < n; ++k) {
+    bench::BenchArchiveSpec s = spec;
+    s.start_sec = bench::kBenchStartSec + int64_t{k} * (spec.samples + 10) * spec.interval_sec;
+    if (absl::Status st = bench::WriteBenchArchive(absl::StrCat(dir, "/a", 1000 + k), s); !st.ok()) {
+      return st;
+    }
+  }
+  return dir;
+}
+
+void BM_ReplayDirectory(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  bench::BenchArchiveSpec spec;
+  spec.metrics = 10;
+  spec.instances = 100;
+  spec.samples = 30;
+  absl::StatusOr<std::string> dir = DirectoryOf(n, spec);
+  if (!dir.ok()) return state.SkipWithError(dir.status().ToString().c_str());
+  for (auto _ : state) {
+    CountingOutput out;
+    if (!RunReplay(*dir, Plan(), {&out}, state)) return;
+    // A row per sample and one per join between archives.
+    if (out.rows < int64_t{n} * spec.samples) return state.SkipWithError("too few rows");
+    benchmark::DoNotOptimize(out.sum);
+  }
+  state.counters["archives"] = n;
+  state.counters["per_archive"] = benchmark::Counter(
+      static_cast<double>(state.iterations()) * n, benchmark::Counter::kIsRate |
+                                                       benchmark::Counter::kInvert);
+  state.SetItemsProcessed(state.iterations() * n * int64_t{spec.metrics} * spec.instances *
+                          spec.samples);
+}
+
 void BM_PcpFetchArchive(benchmark::State& state) {
   const Shape shape = ShapeOf(state);
   absl::StatusOr<std::string> base = TheArchives().Get(shape.spec);
@@ -376,6 +423,7 @@ BENCHMARK(BM_ReplayRows)->Apply(Shapes);
 BENCHMARK(BM_ReplayInterpolated)->Apply(Shapes);
 BENCHMARK(BM_ReplayCsv)->Apply(Shapes);
 BENCHMARK(BM_PcpFetchArchive)->Apply(Shapes);
+BENCHMARK(BM_ReplayDirectory)->Arg(1)->Arg(10)->Arg(100);
 
 }  // namespace
 }  // namespace mmvlog

@@ -36,12 +36,12 @@ std::vector<std::string> ExpandArchiveNames(const std::vector<std::string>& name
 absl::StatusOr<ArchiveSet> ArchiveSet::Open(const std::vector<std::string>& names) {
   ArchiveSet set;
   for (const std::string& n : ExpandArchiveNames(names)) {
-    absl::StatusOr<std::unique_ptr<ArchiveReader>> r = ArchiveReader::Open(n);
-    if (!r.ok()) {
-      set.problems_.push_back(absl::StrCat(n, ": skipped: ", r.status().message()));
+    absl::StatusOr<std::shared_ptr<const ArchiveCatalog>> c = ArchiveReader::ReadCatalog(n);
+    if (!c.ok()) {
+      set.problems_.push_back(absl::StrCat(n, ": skipped: ", c.status().message()));
       continue;
     }
-    set.archives_.push_back({n, (*r)->label()});
+    set.archives_.push_back({n, (*c)->label, *std::move(c)});
   }
   std::stable_sort(set.archives_.begin(), set.archives_.end(),
                    [](const ArchiveEntry& a, const ArchiveEntry& b) {
@@ -60,14 +60,13 @@ std::optional<format::Timestamp> ArchiveSet::ReadEnd() const {
   // record or two); an entry at the very end (LOGIMPORT writes one) holds
   // nothing after it, so back 2, 4, ... entries, then the whole archive.
   for (size_t back = 1;; back *= 2) {
-    absl::StatusOr<std::unique_ptr<ArchiveReader>> r = ArchiveReader::Open(archives_.back().base);
-    if (!r.ok()) return std::nullopt;
-    const size_t entries = (*r)->index().size();
-    if (back <= entries) (*r)->StartAt((*r)->index()[entries - back]);
+    std::unique_ptr<ArchiveReader> r = ArchiveReader::Over(archives_.back().catalog);
+    const size_t entries = r->index().size();
+    if (back <= entries) r->StartAt(r->index()[entries - back]);
     std::optional<format::Timestamp> last;
     format::DecodedResult result;
     for (;;) {
-      absl::StatusOr<bool> more = (*r)->NextInto(&result);
+      absl::StatusOr<bool> more = r->NextInto(&result);
       if (!more.ok() || !*more) break;
       last = result.timestamp;
     }

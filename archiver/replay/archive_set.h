@@ -1,6 +1,7 @@
 // The archives one replay reads as one recording, as libpcp's multi-archive
 // contexts do (pmval -a a,b, -a DIR): names expanded (a directory means
-// every archive in it), opened once to learn their labels, and put in order
+// every archive in it), each catalog (label, metadata, index) read once
+// and shared by every pass of the replay, and put in order
 // of their label's start. Archives that cannot be opened are named in
 // problems() and left out. The grid of -t starts at the first archive's
 // label time; where one archive ends and the next begins, PCP reads a
@@ -9,11 +10,13 @@
 #ifndef MMVLOG_ARCHIVER_REPLAY_ARCHIVE_SET_H_
 #define MMVLOG_ARCHIVER_REPLAY_ARCHIVE_SET_H_
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "archiver/store/archive_reader.h"
 #include "format/archive/archive_label.h"
 #include "format/archive/archive_types.h"
 
@@ -22,6 +25,8 @@ namespace mmvlog::archiver {
 struct ArchiveEntry {
   std::string base;  // as named (or found in a directory)
   format::LogLabel label;
+  // Label, metadata and index, read once for every pass of the replay.
+  std::shared_ptr<const ArchiveCatalog> catalog;
 };
 
 class ArchiveSet {

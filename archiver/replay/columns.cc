@@ -63,9 +63,7 @@ absl::StatusOr<ColumnSet> ColumnSet::Build(const ArchiveSet& archives,
   // Every descriptor met so far, chosen or not, and the archive it came from.
   absl::flat_hash_map<uint32_t, std::pair<format::Desc, std::string>> described;
   for (const ArchiveEntry& a : archives.archives()) {
-    absl::StatusOr<std::unique_ptr<ArchiveReader>> r = ArchiveReader::Open(a.base);
-    if (!r.ok()) continue;
-    const ArchiveMetadata& meta = (*r)->meta();
+    const ArchiveMetadata& meta = a.catalog->meta;
     for (const format::Desc& d : meta.descs) {
       auto [it, first] = described.try_emplace(d.pmid, d, a.base);
       if (first) continue;

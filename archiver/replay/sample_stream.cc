@@ -44,9 +44,14 @@ void SampleStream::ResumeFrom(const SampleStream& other) {
   host_ = other.host_;
   checked_ = true;
   if (other.reader_ == nullptr) return;
-  absl::StatusOr<std::unique_ptr<ArchiveReader>> r = ArchiveReader::Open(other.reader_base_);
-  if (!r.ok()) return;  // the other stream names the problem
-  reader_ = std::move(*r);
+  if (other.follow_) {
+    // What the other read of a growing archive may be old by now.
+    absl::StatusOr<std::unique_ptr<ArchiveReader>> r = ArchiveReader::Open(other.reader_base_);
+    if (!r.ok()) return;  // the other stream names the problem
+    reader_ = std::move(*r);
+  } else {
+    reader_ = ArchiveReader::Over(other.reader_->catalog());
+  }
   reader_base_ = other.reader_base_;
   // A record held behind a join mark has not been given: read it again.
   reader_->StartAt(other.held_ ? other.reader_->last_record() : other.reader_->position());
@@ -54,7 +59,12 @@ void SampleStream::ResumeFrom(const SampleStream& other) {
 
 bool SampleStream::OpenArchive(size_t i) {
   const std::string& base = i < archives_.size() ? archives_[i].base : extra_bases_[i - archives_.size()];
-  absl::StatusOr<std::unique_ptr<ArchiveReader>> r = ArchiveReader::Open(base);
+  // The set's catalog unless following: a recording being written has
+  // more metadata now than when the set was opened.
+  absl::StatusOr<std::unique_ptr<ArchiveReader>> r =
+      !follow_ && i < archives_.size() && archives_[i].catalog != nullptr
+          ? ArchiveReader::Over(archives_[i].catalog)
+          : ArchiveReader::Open(base);
   if (!r.ok()) {
     problems_.push_back(absl::StrCat(base, ": skipped: ", r.status().message()));
     return false;

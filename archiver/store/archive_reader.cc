@@ -142,10 +142,11 @@ absl::StatusOr<std::vector<VolumeFile>> ListVolumes(const std::string& base) {
   return out;
 }
 
-absl::StatusOr<std::unique_ptr<ArchiveReader>> ArchiveReader::Open(absl::string_view name) {
-  std::unique_ptr<ArchiveReader> r(new ArchiveReader());
-  r->base_ = ArchiveBaseName(name);
-  absl::StatusOr<std::vector<VolumeFile>> volumes = ListVolumes(r->base_);
+absl::StatusOr<std::shared_ptr<const ArchiveCatalog>> ArchiveReader::ReadCatalog(
+    absl::string_view name) {
+  auto c = std::make_shared<ArchiveCatalog>();
+  c->base = ArchiveBaseName(name);
+  absl::StatusOr<std::vector<VolumeFile>> volumes = ListVolumes(c->base);
   if (!volumes.ok()) return volumes.status();
   for (size_t i = 1; i < volumes->size(); ++i) {
     if ((*volumes)[i].number == (*volumes)[i - 1].number) {
@@ -154,27 +155,40 @@ absl::StatusOr<std::unique_ptr<ArchiveReader>> ArchiveReader::Open(absl::string_
     }
   }
   for (VolumeFile& v : *volumes) {
-    r->volume_paths_.push_back(std::move(v.path));
-    r->volume_numbers_.push_back(v.number);
+    c->volume_paths.push_back(std::move(v.path));
+    c->volume_numbers.push_back(v.number);
   }
-  if (absl::Status s = r->ReadMeta(); !s.ok()) return s;
-  if (absl::Status s = r->ReadIndex(); !s.ok()) return s;
-  if (r->volume_paths_.empty()) {
-    return absl::NotFoundError(absl::StrCat(r->base_, ": no volumes (", r->base_, ".0)"));
+  if (absl::Status s = ReadMeta(*c); !s.ok()) return s;
+  if (absl::Status s = ReadIndex(*c); !s.ok()) return s;
+  if (c->volume_paths.empty()) {
+    return absl::NotFoundError(absl::StrCat(c->base, ": no volumes (", c->base, ".0)"));
   }
+  return c;
+}
+
+std::unique_ptr<ArchiveReader> ArchiveReader::Over(std::shared_ptr<const ArchiveCatalog> catalog) {
+  std::unique_ptr<ArchiveReader> r(new ArchiveReader());
+  r->warnings_ = catalog->warnings;
+  r->catalog_ = std::move(catalog);
   return r;
 }
 
-absl::Status ArchiveReader::ReadMeta() {
-  const std::string path = base_ + ".meta";
+absl::StatusOr<std::unique_ptr<ArchiveReader>> ArchiveReader::Open(absl::string_view name) {
+  absl::StatusOr<std::shared_ptr<const ArchiveCatalog>> c = ReadCatalog(name);
+  if (!c.ok()) return c.status();
+  return Over(*std::move(c));
+}
+
+absl::Status ArchiveReader::ReadMeta(ArchiveCatalog& c) {
+  const std::string path = c.base + ".meta";
   absl::StatusOr<std::vector<uint8_t>> bytes = ReadFileBytes(path);
   if (!bytes.ok()) return bytes.status();
   format::RecordScanner scanner(*bytes, 0);
   absl::StatusOr<format::LogLabel> label = ReadLabel(*bytes, path, &scanner);
   if (!label.ok()) return label.status();
-  label_ = *label;
-  if (label_.volume != format::kVolumeMeta) {
-    return absl::DataLossError(absl::StrCat(path, ": label volume ", label_.volume,
+  c.label = *label;
+  if (c.label.volume != format::kVolumeMeta) {
+    return absl::DataLossError(absl::StrCat(path, ": label volume ", c.label.volume,
                                             ", expected -1 for .meta"));
   }
   for (;;) {
@@ -182,7 +196,7 @@ absl::Status ArchiveReader::ReadMeta() {
     absl::StatusOr<std::optional<format::Frame>> frame = scanner.Next();
     if (!frame.ok()) {
       if (absl::IsOutOfRange(frame.status())) {
-        warnings_.push_back(absl::StrCat(path, ": ", frame.status().message(),
+        c.warnings.push_back(absl::StrCat(path, ": ", frame.status().message(),
                                          ": metadata ends at offset ", at));
         break;
       }
@@ -190,14 +204,14 @@ absl::Status ArchiveReader::ReadMeta() {
     }
     if (!frame->has_value()) break;
     absl::StatusOr<format::MetaRecord> rec =
-        format::DecodeMetaRecord(label_.version, (*frame)->payload, (*frame)->offset);
+        format::DecodeMetaRecord(c.label.version, (*frame)->payload, (*frame)->offset);
     if (!rec.ok()) return format::WithContext(rec.status(), path);
     if (auto* desc = std::get_if<format::Desc>(&*rec)) {
-      meta_.desc_by_pmid[desc->pmid] = meta_.descs.size();
-      for (const std::string& n : desc->names) meta_.pmid_by_name[n] = desc->pmid;
-      meta_.descs.push_back(std::move(*desc));
+      c.meta.desc_by_pmid[desc->pmid] = c.meta.descs.size();
+      for (const std::string& n : desc->names) c.meta.pmid_by_name[n] = desc->pmid;
+      c.meta.descs.push_back(std::move(*desc));
     } else if (auto* indom = std::get_if<format::InDom>(&*rec)) {
-      auto& history = meta_.indoms[indom->indom];
+      auto& history = c.meta.indoms[indom->indom];
       if (indom->delta) {
         if (history.empty()) {
           return absl::DataLossError(absl::StrCat(
@@ -222,21 +236,21 @@ absl::Status ArchiveReader::ReadMeta() {
         history.push_back(std::move(*indom));
       }
     } else if (auto* labels = std::get_if<format::LabelRecord>(&*rec)) {
-      meta_.labels.push_back(std::move(*labels));
+      c.meta.labels.push_back(std::move(*labels));
     } else if (auto* text = std::get_if<format::HelpText>(&*rec)) {
-      meta_.texts.push_back(std::move(*text));
+      c.meta.texts.push_back(std::move(*text));
     }
   }
   return absl::OkStatus();
 }
 
-absl::Status ArchiveReader::ReadIndex() {
-  const std::string path = base_ + ".index";
+absl::Status ArchiveReader::ReadIndex(ArchiveCatalog& c) {
+  const std::string path = c.base + ".index";
   absl::StatusOr<std::vector<uint8_t>> bytes = ReadFileBytes(path);
   if (!bytes.ok()) {
     // The temporal index is optional (LOGARCHIVE(5)).
     if (absl::IsNotFound(bytes.status())) {
-      warnings_.push_back(absl::StrCat(path, ": missing"));
+      c.warnings.push_back(absl::StrCat(path, ": missing"));
       return absl::OkStatus();
     }
     return bytes.status();
@@ -244,30 +258,30 @@ absl::Status ArchiveReader::ReadIndex() {
   format::RecordScanner scanner(*bytes, 0);
   absl::StatusOr<format::LogLabel> label = ReadLabel(*bytes, path, &scanner);
   if (!label.ok()) return label.status();
-  if (label->version != label_.version) {
+  if (label->version != c.label.version) {
     return absl::DataLossError(absl::StrCat(path, ": version ", label->version,
-                                            " differs from .meta's ", label_.version));
+                                            " differs from .meta's ", c.label.version));
   }
-  const size_t entry = label_.version == format::kLogVersion2 ? format::kIndexEntryV2
+  const size_t entry = c.label.version == format::kLogVersion2 ? format::kIndexEntryV2
                                                               : format::kIndexEntryV3;
   uint64_t at = scanner.offset();
   while (at + entry <= bytes->size()) {
     absl::StatusOr<format::IndexEntry> e = format::DecodeIndexEntry(
-        label_.version, std::span<const uint8_t>(bytes->data() + at, entry));
+        c.label.version, std::span<const uint8_t>(bytes->data() + at, entry));
     if (!e.ok()) return format::WithContext(e.status(), absl::StrCat(path, ": offset ", at));
-    index_.push_back(*e);
+    c.index.push_back(*e);
     at += entry;
   }
   if (at != bytes->size()) {
-    warnings_.push_back(absl::StrCat(path, ": torn index entry at offset ", at, " (",
+    c.warnings.push_back(absl::StrCat(path, ": torn index entry at offset ", at, " (",
                                      bytes->size() - at, " bytes) ignored"));
   }
   return absl::OkStatus();
 }
 
 void ArchiveReader::StartAt(const format::IndexEntry& e) {
-  for (size_t i = 0; i < volume_numbers_.size(); ++i) {
-    if (volume_numbers_[i] != e.volume) continue;
+  for (size_t i = 0; i < catalog_->volume_numbers.size(); ++i) {
+    if (catalog_->volume_numbers[i] != e.volume) continue;
     next_volume_ = i;
     start_offset_ = e.data_offset;
     return;
@@ -277,21 +291,21 @@ void ArchiveReader::StartAt(const format::IndexEntry& e) {
 format::IndexEntry ArchiveReader::position() const {
   format::IndexEntry e;
   if (scanner_ != nullptr) {
-    e.volume = static_cast<int32_t>(volume_numbers_[next_volume_ - 1]);
+    e.volume = static_cast<int32_t>(catalog_->volume_numbers[next_volume_ - 1]);
     e.data_offset = scanner_->offset();
-  } else if (next_volume_ > 0 && next_volume_ <= volume_numbers_.size() && !volume_path_.empty()) {
+  } else if (next_volume_ > 0 && next_volume_ <= catalog_->volume_numbers.size() && !volume_path_.empty()) {
     // The volume read last is done: its end (where a growing one goes on).
-    e.volume = static_cast<int32_t>(volume_numbers_[next_volume_ - 1]);
+    e.volume = static_cast<int32_t>(catalog_->volume_numbers[next_volume_ - 1]);
     e.data_offset = stopped_at_;
-  } else if (next_volume_ < volume_numbers_.size()) {
-    e.volume = static_cast<int32_t>(volume_numbers_[next_volume_]);
+  } else if (next_volume_ < catalog_->volume_numbers.size()) {
+    e.volume = static_cast<int32_t>(catalog_->volume_numbers[next_volume_]);
     e.data_offset = start_offset_;
   }
   return e;
 }
 
 absl::Status ArchiveReader::LoadVolume(size_t i, uint64_t start) {
-  volume_path_ = volume_paths_[i];
+  volume_path_ = catalog_->volume_paths[i];
   buffer_offset_ = 0;
   filled_ = 0;
   at_end_ = false;
@@ -321,7 +335,7 @@ absl::Status ArchiveReader::LoadVolume(size_t i, uint64_t start) {
   }
   absl::StatusOr<format::LogLabel> label = ReadLabel(buffer_, volume_path_, scanner_.get());
   if (!label.ok()) return label.status();
-  if (label->version != label_.version || label->hostname != label_.hostname) {
+  if (label->version != catalog_->label.version || label->hostname != catalog_->label.hostname) {
     return absl::DataLossError(absl::StrCat(volume_path_,
                                             ": label does not match the archive's .meta label"));
   }
@@ -407,7 +421,7 @@ uint64_t ArchiveReader::RecordNeeds(uint64_t at) {
 absl::Status ArchiveReader::TakeDamage() {
   absl::Status s = std::exchange(damage_, absl::OkStatus());
   scanner_.reset();
-  next_volume_ = volume_paths_.size();  // nothing after damage is trusted
+  next_volume_ = catalog_->volume_paths.size();  // nothing after damage is trusted
   return s;
 }
 
@@ -422,7 +436,7 @@ absl::StatusOr<std::optional<format::DecodedResult>> ArchiveReader::Next() {
 absl::StatusOr<bool> ArchiveReader::NextInto(format::DecodedResult* result) {
   for (;;) {
     if (scanner_ == nullptr) {
-      if (next_volume_ >= volume_paths_.size()) return false;
+      if (next_volume_ >= catalog_->volume_paths.size()) return false;
       const uint64_t start = std::exchange(start_offset_, 0);
       if (absl::Status s = LoadVolume(next_volume_++, start); !s.ok()) return s;
       if (scanner_ == nullptr) continue;
@@ -456,12 +470,12 @@ absl::StatusOr<bool> ArchiveReader::NextInto(format::DecodedResult* result) {
       scanner_.reset();
       continue;
     }
-    if (absl::Status s = format::DecodeResultInto(label_.version, (*frame)->payload,
+    if (absl::Status s = format::DecodeResultInto(catalog_->label.version, (*frame)->payload,
                                                   (*frame)->offset, result);
         !s.ok()) {
       return format::WithContext(s, volume_path_);
     }
-    last_record_.volume = static_cast<int32_t>(volume_numbers_[next_volume_ - 1]);
+    last_record_.volume = static_cast<int32_t>(catalog_->volume_numbers[next_volume_ - 1]);
     last_record_.data_offset = at;
     return true;
   }

@@ -83,17 +83,39 @@ struct VolumeFile {
 // Errors: the directory cannot be read.
 absl::StatusOr<std::vector<VolumeFile>> ListVolumes(const std::string& base);
 
+// What is read of an archive before its records: the label, the whole
+// .meta, the index and the list of volumes. Read once and shared by every
+// reader of the archive (a replay opens one reader per pass: the end, the
+// stream, each look-ahead), so a directory of N archives costs N reads of
+// their metadata, not a multiple of it.
+struct ArchiveCatalog {
+  std::string base;
+  format::LogLabel label;
+  ArchiveMetadata meta;
+  std::vector<format::IndexEntry> index;
+  std::vector<std::string> volume_paths;  // in order, e.g. {"a.0", "a.1.zst"}
+  std::vector<int64_t> volume_numbers;    // of volume_paths
+  std::vector<std::string> warnings;      // of .meta and .index (torn tails)
+};
+
 class ArchiveReader {
  public:
   // Opens by base name or the name of any of its files.
   static absl::StatusOr<std::unique_ptr<ArchiveReader>> Open(absl::string_view name);
+  // Reads the catalog alone (by base name or the name of any file).
+  static absl::StatusOr<std::shared_ptr<const ArchiveCatalog>> ReadCatalog(
+      absl::string_view name);
+  // A reader over a catalog read before: it reads the volumes only. What
+  // was added to the archive since the catalog was read is not seen.
+  static std::unique_ptr<ArchiveReader> Over(std::shared_ptr<const ArchiveCatalog> catalog);
 
-  const format::LogLabel& label() const { return label_; }
-  const ArchiveMetadata& meta() const { return meta_; }
-  const std::string& base() const { return base_; }
+  const std::shared_ptr<const ArchiveCatalog>& catalog() const { return catalog_; }
+  const format::LogLabel& label() const { return catalog_->label; }
+  const ArchiveMetadata& meta() const { return catalog_->meta; }
+  const std::string& base() const { return catalog_->base; }
   // Volume files in order, e.g. {"a.0", "a.1.zst"}.
-  const std::vector<std::string>& volumes() const { return volume_paths_; }
-  const std::vector<format::IndexEntry>& index() const { return index_; }
+  const std::vector<std::string>& volumes() const { return catalog_->volume_paths; }
+  const std::vector<format::IndexEntry>& index() const { return catalog_->index; }
 
   // Makes reading begin at index entry `e` (LOGARCHIVE(5)): its volume, at
   // its offset, so the records before it (none later than its time) are
@@ -127,8 +149,8 @@ class ArchiveReader {
 
  private:
   ArchiveReader() = default;
-  absl::Status ReadMeta();
-  absl::Status ReadIndex();
+  static absl::Status ReadMeta(ArchiveCatalog& c);
+  static absl::Status ReadIndex(ArchiveCatalog& c);
   // Opens volume i and reads its label; then reading starts at `start` if
   // that is past the label (the bytes between are skipped).
   absl::Status LoadVolume(size_t i, uint64_t start);
@@ -143,12 +165,7 @@ class ArchiveReader {
   // the records before it were returned; reading stops there.
   absl::Status TakeDamage();
 
-  std::string base_;
-  format::LogLabel label_;
-  ArchiveMetadata meta_;
-  std::vector<format::IndexEntry> index_;
-  std::vector<std::string> volume_paths_;
-  std::vector<int64_t> volume_numbers_;  // of volume_paths_
+  std::shared_ptr<const ArchiveCatalog> catalog_;
   uint64_t start_offset_ = 0;            // in volume next_volume_ (StartAt)
   std::vector<std::string> warnings_;
   size_t next_volume_ = 0;

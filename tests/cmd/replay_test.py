@@ -422,6 +422,29 @@ class OurArchivesTest(unittest.TestCase):
                 self.assertTrue(all(r is not None and r > 0 for r in rates[1:12] + rates[14:]),
                                 rates)
 
+    def test_each_archive_read_once(self):
+        # A replay reads each archive's label, .meta and .index once, however
+        # many passes it makes (the set, the columns, the end, the stream, a
+        # look-ahead of -t): counted in the files it opens.
+        env = dict(os.environ, TZ=ZONE)
+        # Under a tracer, LeakSanitizer cannot run (ASan builds).
+        env["ASAN_OPTIONS"] = ":".join(filter(None, [env.get("ASAN_OPTIONS"), "detect_leaks=0"]))
+        for args in ((), ("--csv",), ("--csv", "-t", "70msec"), ("--json", "-t", "1sec"),
+                     ("--dump",)):
+            with self.subTest(args=args):
+                trace = os.path.join(self.root, "strace.out")
+                p = cmdtest.run(["strace", "-f", "-e", "trace=open,openat", "-o", trace, MMVLOG,
+                                 "replay"] + list(args) + [self.a, self.b], env=env)
+                self.assertEqual(p.returncode, 0, describe(p))
+                with open(trace) as f:
+                    opened = re.findall(r'open(?:at)?\(.*?"([^"]+)"', f.read())
+                for base in (self.a, self.b):
+                    for ext in (".meta", ".index"):
+                        self.assertEqual(opened.count(base + ext), 1,
+                                         "%s%s opened %d times" % (base, ext,
+                                                                  opened.count(base + ext)))
+                    self.assertGreaterEqual(opened.count(base + ".0"), 1)
+
     def test_no_rate_across_a_mark_in_an_archive(self):
         dump = cmdtest.pmdumplog("-a", self.r)
         self.assertEqual(len(re.findall(r"<mark>", dump)), 1)
