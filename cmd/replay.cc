@@ -9,8 +9,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,7 @@
 #include "cmd/common.h"
 #include "cmd/subcommand.h"
 #include "format/archive/archive_format.h"
+#include "format/derive/derive_config.h"
 #include "format/text/pcp_interval.h"
 #include "format/text/pcp_time.h"
 
@@ -53,6 +56,7 @@ struct ReplayFlags {
   std::string timezone;               // -Z
   bool raw = false;                   // -r
   std::vector<std::string> instances; // -i
+  std::vector<std::string> derived;   // -e
   std::vector<std::string> output;    // -o
   bool dump = false, csv = false, json = false, stats = false, text = false;
   std::string plot;
@@ -77,6 +81,15 @@ void AddReplayOptions(CLI::App* app, ReplayFlags* f) {
                   "only these instances, by external name (comma separated or repeated)")
       ->type_name("INSTANCES")
       ->delimiter(',')
+      ->allow_extra_args(false)
+      ->group(kSource);
+
+  app->add_option("-e,--derived", f->derived,
+                  "derived metrics as pmrep takes them: \"name=expression\" (several separated "
+                  "by ';'), or a file of them (a path starting with / or ., as "
+                  "pmLoadDerivedConfig reads); name them as metrics to show them "
+                  "(pmRegisterDerived(3) language)")
+      ->type_name("FILE|DFNT")
       ->allow_extra_args(false)
       ->group(kSource);
 
@@ -225,11 +238,30 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
     return UsageError("replay", "--follow needs -o csv, json, text or dump");
   }
 
+  std::vector<format::DerivedDefinition> derived;
+  for (const std::string& e : f.derived) {
+    absl::StatusOr<std::vector<format::DerivedDefinition>> defs;
+    if (!e.empty() && (e[0] == '/' || e[0] == '.')) {
+      std::ifstream in(e);
+      if (!in) return Fail(absl::StrCat("-e ", e, ": cannot read the derived metrics file"));
+      std::stringstream text;
+      text << in.rdbuf();
+      defs = format::ParseDerivedConfig(text.str(), e);
+    } else {
+      defs = format::ParseDerivedList(e);
+    }
+    if (!defs.ok()) return UsageError("replay", defs.status().message());
+    derived.insert(derived.end(), defs->begin(), defs->end());
+  }
+  if (!derived.empty() && dump) {
+    return UsageError("replay", "-e: derived metrics are shown in rows (csv, json, text, stats, "
+                                "summary, plots), not in the dump of records");
+  }
   archiver::Selection selection;
   selection.metrics = metrics;
   selection.logger_records = dump;  // the dump shows every record, as pmdumplog does
   selection.instances = f.instances;
-  absl::StatusOr<archiver::Replay> replay = archiver::Replay::Open(archives, selection);
+  absl::StatusOr<archiver::Replay> replay = archiver::Replay::Open(archives, selection, derived);
   if (!replay.ok()) return Fail(replay.status().message());
   if (!metrics.empty() && replay->columns().metrics().empty()) {
     return Fail(absl::StrCat("no metric matches ", absl::StrJoin(metrics, ", "),

@@ -20,7 +20,7 @@ _mmvlog_options() {
 --include --exclude -c --config -C --check -V --archive-version -v --volsize -H --labelhost \
 -o --output -l --log -m --note -U --username --progress --no-progress -h --help" ;;
     replay)
-      echo "-a --archive -i --instances -S --start -T --finish -O --origin -A --align \
+      echo "-a --archive -i --instances -e --derived -S --start -T --finish -O --origin -A --align \
 -t --interval -s --samples -z --hostzone -Z --timezone -o --output --dump --csv --json \
 --stats --text -r --raw --plot --html --follow --to-mmv --speed -h --help" ;;
     check) echo "--repair -h --help" ;;

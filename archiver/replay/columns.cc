@@ -127,6 +127,23 @@ absl::StatusOr<ColumnSet> ColumnSet::Build(const ArchiveSet& archives,
   return set;
 }
 
+ColumnSet ColumnSet::Compose(std::vector<ReplayMetric> metrics, std::vector<Column> columns,
+                             const ColumnSet& like) {
+  ColumnSet set;
+  set.metrics_ = std::move(metrics);
+  set.columns_ = std::move(columns);
+  for (size_t m = 0; m < set.metrics_.size(); ++m) {
+    set.metric_of_pmid_.try_emplace(set.metrics_[m].desc.pmid, m);
+  }
+  for (size_t c = 0; c < set.columns_.size(); ++c) {
+    set.column_of_.try_emplace(Key(set.columns_[c].pmid, set.columns_[c].inst), c);
+  }
+  set.param_names_ = like.param_names_;
+  set.unmatched_ = like.unmatched_;
+  set.instances_chosen_ = like.instances_chosen_;
+  return set;
+}
+
 std::string ColumnSet::Label(size_t column) const {
   const Column& c = columns_[column];
   const std::string& metric = metrics_[c.metric].name;

@@ -51,6 +51,12 @@ class ColumnSet {
   // now (it is reported when streamed).
   static absl::StatusOr<ColumnSet> Build(const ArchiveSet& archives, const Selection& selection);
 
+  // A set of these metrics and columns (Column::metric indexes `metrics`),
+  // with `like`'s event parameter names and -i findings: the columns shown
+  // when derived metrics stand beside raw ones (derived_columns.h).
+  static ColumnSet Compose(std::vector<ReplayMetric> metrics, std::vector<Column> columns,
+                           const ColumnSet& like);
+
   const std::vector<Column>& columns() const { return columns_; }
   const std::vector<ReplayMetric>& metrics() const { return metrics_; }
   size_t size() const { return columns_.size(); }

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "archiver/replay/derived_columns.h"
 #include "archiver/replay/interpolator.h"
 #include "archiver/replay/record_rows.h"
 #include "archiver/replay/sample_stream.h"
@@ -59,12 +60,22 @@ bool NeedsEnd(const format::TimeWindowSpec& w) {
 
 }  // namespace
 
-absl::StatusOr<Replay> Replay::Open(const std::vector<std::string>& names, const Selection& selection) {
+absl::StatusOr<Replay> Replay::Open(const std::vector<std::string>& names, const Selection& selection,
+                                    const std::vector<format::DerivedDefinition>& derived) {
   absl::StatusOr<ArchiveSet> archives = ArchiveSet::Open(names);
   if (!archives.ok()) return archives.status();
-  absl::StatusOr<ColumnSet> columns = ColumnSet::Build(*archives, selection);
+  std::unique_ptr<DerivedColumns> d;
+  if (!derived.empty()) {
+    absl::StatusOr<std::unique_ptr<DerivedColumns>> p =
+        DerivedColumns::Prepare(derived, *archives, selection);
+    if (!p.ok()) return p.status();
+    d = *std::move(p);
+  }
+  absl::StatusOr<ColumnSet> columns =
+      ColumnSet::Build(*archives, d != nullptr ? d->operands() : selection);
   if (!columns.ok()) return columns.status();
-  return Replay(std::move(*archives), std::move(*columns));
+  if (d != nullptr) d->Bind(*columns);
+  return Replay(std::move(*archives), std::move(*columns), std::move(d));
 }
 
 // One piece: the stream's loop (records in, rows out) and its few states
@@ -102,7 +113,7 @@ absl::Status Replay::Run(const ReplayPlan& plan, const std::vector<Output*>& out
   const absl::Time to = !spec.end.empty() ? window.end : absl::InfiniteFuture();
 
   ReplayHeader header;
-  header.columns = &columns_;
+  header.columns = &columns();
   for (const ArchiveEntry& a : archives_.archives()) header.archives.push_back(a.base);
   header.host = archives_.archives().front().label.hostname;
   header.zone = plan.zone;
@@ -138,7 +149,9 @@ absl::Status Replay::Run(const ReplayPlan& plan, const std::vector<Output*>& out
   start_over();
   std::vector<uint8_t> active(outputs.size(), 1);
   size_t active_count = outputs.size();
-  auto give = [&](const Row& row) {
+  auto give = [&](const Row& operand_row) {
+    const Row& row =
+        derived_ != nullptr ? derived_->Project(columns_, operand_row, plan.raw) : operand_row;
     const bool empty = !row.grid && !row.mark && row.ValueCount() == 0;
     for (size_t i = 0; i < outputs.size(); ++i) {
       if (empty && !outputs[i]->WantsEmptyRows()) continue;

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,9 +29,11 @@
 #include "absl/time/time.h"
 #include "archiver/replay/archive_set.h"
 #include "archiver/replay/columns.h"
+#include "archiver/replay/derived_columns.h"
 #include "archiver/replay/output.h"
 #include "archiver/replay/selection.h"
 #include "archiver/store/log.h"
+#include "format/derive/derive_config.h"
 #include "format/text/pcp_time.h"
 
 namespace mmvlog::archiver {
@@ -58,12 +61,16 @@ struct ReplayReport {
 
 class Replay {
  public:
-  // Opens the archives and works out the columns. Errors: NotFound when no
-  // archive can be opened.
-  static absl::StatusOr<Replay> Open(const std::vector<std::string>& names, const Selection& selection);
+  // Opens the archives and works out the columns, derived metrics
+  // (pmrep -e) among them. Errors: NotFound when no archive can be opened;
+  // InvalidArgument for a derived metric libpcp would refuse (its syntax
+  // or semantic error).
+  static absl::StatusOr<Replay> Open(const std::vector<std::string>& names, const Selection& selection,
+                                     const std::vector<format::DerivedDefinition>& derived = {});
 
   const ArchiveSet& archives() const { return archives_; }
-  const ColumnSet& columns() const { return columns_; }
+  // The columns shown: the chosen metrics, derived ones included.
+  const ColumnSet& columns() const { return derived_ != nullptr ? derived_->shown() : columns_; }
 
   // Reads the recording once, giving records and rows to `outputs` in time
   // order, then ends each. `log` gets warnings as they are found (archives
@@ -73,10 +80,11 @@ class Replay {
                    ReplayReport* report);
 
  private:
-  Replay(ArchiveSet archives, ColumnSet columns)
-      : archives_(std::move(archives)), columns_(std::move(columns)) {}
+  Replay(ArchiveSet archives, ColumnSet columns, std::unique_ptr<DerivedColumns> derived)
+      : archives_(std::move(archives)), columns_(std::move(columns)), derived_(std::move(derived)) {}
   ArchiveSet archives_;
-  ColumnSet columns_;
+  ColumnSet columns_;  // what the stream decodes (derived metrics' operands too)
+  std::unique_ptr<DerivedColumns> derived_;
 };
 
 }  // namespace mmvlog::archiver

@@ -1,0 +1,262 @@
+#include "archiver/replay/derived_columns.h"
+
+#include <bit>
+#include <cmath>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "format/archive/archive_format.h"
+#include "format/pm_units.h"
+
+namespace mmvlog::archiver {
+namespace {
+
+uint64_t InstKey(uint32_t indom, int32_t inst) {
+  return (static_cast<uint64_t>(indom) << 32) | static_cast<uint32_t>(inst);
+}
+
+// The metric names a tree reads values of.
+void Operands(const format::DeriveNode& n, std::vector<std::string>* out) {
+  switch (n.op) {
+    case format::DeriveOp::kName:
+    case format::DeriveOp::kAvg:
+    case format::DeriveOp::kCount:
+    case format::DeriveOp::kMax:
+    case format::DeriveOp::kMin:
+    case format::DeriveOp::kSum:
+      out->push_back(n.text);
+      break;
+    default:
+      break;
+  }
+  for (const auto& a : n.args) Operands(*a, out);
+}
+
+bool Chooses(const std::vector<std::string>& names, const std::string& metric) {
+  Selection s;
+  s.metrics = names;
+  return s.SelectsMetric(metric);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<DerivedColumns>> DerivedColumns::Prepare(
+    const std::vector<format::DerivedDefinition>& defs, const ArchiveSet& archives,
+    const Selection& user) {
+  auto out = std::unique_ptr<DerivedColumns>(new DerivedColumns());
+  format::DeriveLookup lookup = [&](const std::string& name) -> std::optional<format::DeriveDesc> {
+    for (const ArchiveEntry& a : archives.archives()) {
+      const ArchiveMetadata& meta = a.catalog->meta;
+      auto it = meta.pmid_by_name.find(name);
+      if (it == meta.pmid_by_name.end()) continue;
+      if (const format::Desc* d = meta.Desc(it->second)) {
+        return format::DeriveDesc{d->type, d->sem, format::UnitsFromWord(d->units), d->indom};
+      }
+    }
+    return std::nullopt;
+  };
+  std::vector<std::string> operands;
+  for (const format::DerivedDefinition& def : defs) {
+    if (!user.metrics.empty() && !Chooses(user.metrics, def.name)) continue;
+    auto d = std::make_unique<Derived>();
+    d->name = def.name;
+    d->expr = def.expr;
+    d->parse = format::ParseDerived(def.expr);
+    if (d->parse.error.has_value()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(def.where, ": derived metric ", def.name, ": syntax error\n",
+                       format::FormatDeriveSyntaxError(def.expr, *d->parse.error)));
+    }
+    d->check = format::CheckDerived(*d->parse.tree, lookup);
+    if (d->check.bound == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          def.where, ": Semantic error: derived metric ", def.name, ": ", d->check.error));
+    }
+    d->eval = std::make_unique<format::DeriveEvaluator>(*d->check.bound);
+    Operands(*d->parse.tree, &operands);
+    out->derived_.push_back(std::move(d));
+  }
+  out->all_raw_ = user.metrics.empty();
+  for (const std::string& name : user.metrics) {
+    bool derived = false;
+    for (const auto& d : out->derived_) derived |= name == d->name || Chooses({name}, d->name);
+    if (!derived) out->raw_names_.push_back(name);
+  }
+  out->operand_selection_ = user;
+  if (!out->all_raw_) {
+    out->operand_selection_.metrics = out->raw_names_;
+    for (const std::string& o : operands) out->operand_selection_.metrics.push_back(o);
+  }
+  return out;
+}
+
+void DerivedColumns::Bind(const ColumnSet& operands) {
+  std::vector<ReplayMetric> metrics;
+  std::vector<Column> columns;
+  raw_source_.clear();
+  raw_metric_source_.clear();
+  for (size_t m = 0; m < operands.metrics().size(); ++m) {
+    const ReplayMetric& om = operands.metrics()[m];
+    operand_metric_[om.name] = m;
+    for (size_t c : om.columns) {
+      instance_name_[InstKey(om.desc.indom, operands.columns()[c].inst)] =
+          operands.columns()[c].instance;
+    }
+    if (!all_raw_ && (raw_names_.empty() || !Chooses(raw_names_, om.name))) continue;
+    ReplayMetric sm = om;
+    sm.columns.clear();
+    for (size_t c : om.columns) {
+      Column col = operands.columns()[c];
+      col.metric = metrics.size();
+      sm.columns.push_back(columns.size());
+      raw_source_.push_back(c);
+      columns.push_back(std::move(col));
+    }
+    raw_metric_source_.push_back(m);
+    metrics.push_back(std::move(sm));
+  }
+  uint32_t item = 0;
+  for (const auto& d : derived_) {
+    const format::DeriveDesc& desc = d->check.bound->desc;
+    ReplayMetric dm;
+    dm.name = d->name;
+    // PCP's derived metrics' PMIDs: domain 511, cluster 0, item 1...
+    dm.desc.pmid = (511u << 22) | ++item;
+    dm.desc.type = desc.type;
+    dm.desc.sem = desc.sem;
+    dm.desc.indom = desc.indom;
+    dm.desc.units = format::UnitsToWord(desc.units);
+    dm.desc.names = {d->name};
+    dm.oneline = d->expr;
+    d->metric = metrics.size();
+    d->column_of_inst.clear();
+    auto add = [&](int32_t inst, const std::string& instance) {
+      if (d->column_of_inst.contains(inst)) return;
+      d->column_of_inst[inst] = columns.size();
+      dm.columns.push_back(columns.size());
+      columns.push_back({dm.desc.pmid, inst, d->metric, instance});
+    };
+    if (desc.indom == format::kIndomNull) {
+      add(-1, "");
+    } else {
+      // Its instances: those of the operands over its instance domain.
+      for (const ReplayMetric& om : operands.metrics()) {
+        if (om.desc.indom != desc.indom) continue;
+        for (size_t c : om.columns) add(operands.columns()[c].inst, operands.columns()[c].instance);
+      }
+    }
+    metrics.push_back(std::move(dm));
+  }
+  shown_ = ColumnSet::Compose(std::move(metrics), std::move(columns), operands);
+  prev_has_.assign(shown_.size(), 0);
+  prev_value_.assign(shown_.size(), 0);
+  prev_time_.assign(shown_.size(), 0);
+}
+
+const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, bool raw) {
+  row_.Clear(shown_.size());
+  row_.time = in.time;
+  row_.mark = in.mark;
+  row_.grid = in.grid;
+  if (!in.empty_sets.empty()) {
+    row_.empty_sets.assign(shown_.metrics().size(), kNotEmpty);
+    for (size_t i = 0; i < raw_metric_source_.size(); ++i) {
+      row_.empty_sets[i] = in.empty_sets[raw_metric_source_[i]];
+    }
+  }
+  for (size_t c = 0; c < raw_source_.size(); ++c) {
+    const size_t from = raw_source_[c];
+    row_.kinds[c] = in.kinds[from];
+    row_.bits[c] = in.bits[from];
+    if (in.kinds[from] == kString) {
+      row_.bits[c] = row_.strings.size();
+      row_.strings.emplace_back(in.text(from));
+    }
+    row_.shown[c] = in.shown[from];
+    row_.numbers[c] = in.numbers[from];
+  }
+  if (in.mark) {
+    // libpcp evaluates nothing at a <mark> (a result of no metrics), so
+    // delta() and rate() go across it; a derived counter's rate, the
+    // tool's, starts again as a raw counter's does.
+    prev_has_.assign(shown_.size(), 0);
+    return row_;
+  }
+  // Seconds from the first row: a double holds them to the nanosecond,
+  // where seconds since 1970 would lose a fraction of a microsecond.
+  if (!epoch_set_) {
+    epoch_ = in.time.sec;
+    epoch_set_ = true;
+  }
+  const double now = static_cast<double>(in.time.sec - epoch_) + in.time.nsec * 1e-9;
+  format::DeriveFetch fetch;
+  fetch.seconds = now;
+  fetch.metric = [&](const std::string& name, format::DeriveValues* out) {
+    auto it = operand_metric_.find(name);
+    if (it == operand_metric_.end()) return;
+    for (size_t c : operands.metrics()[it->second].columns) {
+      const ValueKind k = in.kind(c);
+      long double v;
+      if (k == kUint) {
+        v = static_cast<long double>(in.bits[c]);
+      } else if (k == kInt) {
+        v = static_cast<long double>(static_cast<int64_t>(in.bits[c]));
+      } else if (k == kDouble) {
+        v = std::bit_cast<double>(in.bits[c]);
+      } else {
+        continue;
+      }
+      out->push_back({operands.columns()[c].inst, v});
+    }
+  };
+  fetch.instance = [&](uint32_t indom, int32_t inst) -> std::string {
+    auto it = instance_name_.find(InstKey(indom, inst));
+    return it == instance_name_.end() ? std::string() : it->second;
+  };
+  for (const auto& d : derived_) {
+    const format::DeriveDesc& desc = d->check.bound->desc;
+    const ValueKind kind = KindOfType(desc.type);
+    const bool rate = desc.sem == format::kSemCounter && !raw;
+    const format::DeriveValues values = d->eval->Evaluate(fetch);
+    for (const format::DeriveValue& v : values) {
+      auto it = d->column_of_inst.find(desc.indom == format::kIndomNull ? -1 : v.inst);
+      if (it == d->column_of_inst.end()) continue;
+      const size_t c = it->second;
+      row_.kinds[c] = kind;
+      if (kind == kUint) {
+        row_.bits[c] = static_cast<uint64_t>(v.v);
+      } else if (kind == kInt) {
+        row_.bits[c] = static_cast<uint64_t>(static_cast<int64_t>(v.v));
+      } else {
+        row_.bits[c] = std::bit_cast<uint64_t>(static_cast<double>(v.v));
+      }
+      if (!rate) {
+        row_.shown[c] = kNumber;
+        row_.numbers[c] = static_cast<double>(v.v);
+        continue;
+      }
+      const bool had = prev_has_[c] != 0 && now > prev_time_[c];
+      const long double before = prev_value_[c];
+      const double dt = now - prev_time_[c];
+      prev_has_[c] = 1;
+      prev_value_[c] = v.v;
+      prev_time_[c] = now;
+      if (!had) continue;
+      if (v.v < before) {
+        row_.shown[c] = kNegativeRate;
+        continue;
+      }
+      row_.shown[c] = kNumber;
+      row_.numbers[c] = static_cast<double>((v.v - before) / dt);
+    }
+    if (in.grid) {
+      // On a grid a rate needs the value at the grid time before.
+      for (const auto& [inst, c] : d->column_of_inst) {
+        if (row_.kinds[c] == kNoValue) prev_has_[c] = 0;
+      }
+    }
+  }
+  return row_;
+}
+
+}  // namespace mmvlog::archiver

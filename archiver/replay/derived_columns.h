@@ -1,0 +1,87 @@
+// Derived metrics in a replay (pmrep -e, pmRegisterDerived(3)): the
+// definitions checked against the archives' metadata (format/derive), the
+// raw metrics they read added to what the stream decodes, and each row of
+// those operands turned into the row the outputs show: the raw metrics the
+// user chose, then each derived metric's columns (one, or one per instance
+// of its instance domain), its values computed at every row as libpcp
+// computes them at every fetch. A derived counter is shown as a rate, as
+// pmrep shows one, unless raw.
+//
+// A row at a <mark> has no derived values; delta() and rate() go across
+// it, as libpcp's do (it evaluates nothing for a result without metrics).
+// Memory: the evaluators keep the previous fetch's operand values per
+// delta()/rate(), nothing more.
+#ifndef MMVLOG_ARCHIVER_REPLAY_DERIVED_COLUMNS_H_
+#define MMVLOG_ARCHIVER_REPLAY_DERIVED_COLUMNS_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "archiver/replay/archive_set.h"
+#include "archiver/replay/columns.h"
+#include "archiver/replay/row.h"
+#include "archiver/replay/selection.h"
+#include "format/derive/derive_config.h"
+#include "format/derive/derive_desc.h"
+#include "format/derive/derive_eval.h"
+#include "format/derive/derive_parser.h"
+
+namespace mmvlog::archiver {
+
+class DerivedColumns {
+ public:
+  // The definitions `user` chooses (by name, a prefix of it, or all when
+  // it names none), parsed and checked against `archives`' metadata.
+  // Errors: InvalidArgument with libpcp's syntax or semantic error.
+  static absl::StatusOr<std::unique_ptr<DerivedColumns>> Prepare(
+      const std::vector<format::DerivedDefinition>& defs, const ArchiveSet& archives,
+      const Selection& user);
+
+  // What the stream must decode: the user's raw metrics and every operand.
+  const Selection& operands() const { return operand_selection_; }
+
+  // Builds the shown columns once the operand columns are known (nothing
+  // of `operands` is kept).
+  void Bind(const ColumnSet& operands);
+  const ColumnSet& shown() const { return shown_; }
+
+  // The shown row of a row of `operands` (those given to Bind), valid
+  // until the next call.
+  const Row& Project(const ColumnSet& operands, const Row& in, bool raw);
+
+ private:
+  struct Derived {
+    std::string name;
+    std::string expr;
+    format::DeriveParse parse;
+    format::DeriveCheck check;
+    std::unique_ptr<format::DeriveEvaluator> eval;
+    size_t metric = 0;  // in shown_
+    absl::flat_hash_map<int32_t, size_t> column_of_inst;  // shown column
+  };
+
+  Selection operand_selection_;
+  std::vector<std::string> raw_names_;  // the user's names that are not derived
+  bool all_raw_ = false;                // the user named no metric
+  std::vector<std::unique_ptr<Derived>> derived_;
+  ColumnSet shown_;
+  std::vector<size_t> raw_source_;         // per raw shown column: its operand column
+  std::vector<size_t> raw_metric_source_;  // per raw shown metric: its operand metric
+  absl::flat_hash_map<std::string, size_t> operand_metric_;  // by name
+  absl::flat_hash_map<uint64_t, std::string> instance_name_;  // (indom, inst)
+  // Per shown column of a derived counter: its previous value and time.
+  std::vector<uint8_t> prev_has_;
+  std::vector<long double> prev_value_;
+  std::vector<double> prev_time_;
+  int64_t epoch_ = 0;  // the first row's second: times are kept from it
+  bool epoch_set_ = false;
+  Row row_;
+};
+
+}  // namespace mmvlog::archiver
+
+#endif  // MMVLOG_ARCHIVER_REPLAY_DERIVED_COLUMNS_H_

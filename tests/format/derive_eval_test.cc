@@ -1,0 +1,145 @@
+// DeriveEvaluator over made-up fetches: pairing by instance, a singular
+// operand with every instance, types as libpcp computes in them, scales,
+// delta() and rate() across fetches (and a Reset), ?: per instance, the
+// functions over instances and instance filters. Values beside pmval's and
+// pmrep's on real archives: tests/pcp:derive_values_test.
+#include "format/derive/derive_eval.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "format/derive/derive_desc.h"
+#include "format/derive/derive_parser.h"
+
+namespace mmvlog::format {
+namespace {
+
+constexpr uint32_t kDisk = (60u << 22) | 1;
+
+// Metrics: c (U64 counter, count, per disk), i (U32 instant, Kbyte, per
+// disk), t (U64 counter, millisec, singular), k (U32 instant, byte), n (U32
+// instant, no units).
+std::optional<DeriveDesc> Lookup(const std::string& name) {
+  PmUnits count;
+  count.dim_count = 1;
+  PmUnits kbyte;
+  kbyte.dim_space = 1;
+  kbyte.scale_space = kSpaceKbyte;
+  PmUnits byte;
+  byte.dim_space = 1;
+  PmUnits msec;
+  msec.dim_time = 1;
+  msec.scale_time = kTimeMsec;
+  if (name == "c") return DeriveDesc{kTypeU64, kSemCounter, count, kDisk};
+  if (name == "i") return DeriveDesc{kTypeU32, kSemInstant, kbyte, kDisk};
+  if (name == "t") return DeriveDesc{kTypeU64, kSemCounter, msec, kIndomNull};
+  if (name == "k") return DeriveDesc{kTypeU32, kSemInstant, byte, kIndomNull};
+  if (name == "n") return DeriveDesc{kTypeU32, kSemInstant, PmUnits{}, kIndomNull};
+  return std::nullopt;
+}
+
+class Evaluated {
+ public:
+  explicit Evaluated(const std::string& expr) : parse_(ParseDerived(expr)) {
+    EXPECT_FALSE(parse_.error.has_value()) << expr;
+    check_ = CheckDerived(*parse_.tree, Lookup);
+    EXPECT_NE(check_.bound, nullptr) << expr << ": " << check_.error;
+    eval_ = std::make_unique<DeriveEvaluator>(*check_.bound);
+  }
+  // Values at time `seconds` with these metric values.
+  std::map<int32_t, long double> At(double seconds,
+                                    const std::map<std::string, DeriveValues>& metrics) {
+    DeriveFetch f;
+    f.seconds = seconds;
+    f.metric = [&](const std::string& name, DeriveValues* out) {
+      auto it = metrics.find(name);
+      if (it != metrics.end()) *out = it->second;
+    };
+    f.instance = [](uint32_t, int32_t inst) { return "sd" + std::string(1, 'a' + inst) + " disk"; };
+    std::map<int32_t, long double> out;
+    for (const DeriveValue& v : eval_->Evaluate(f)) out[v.inst] = v.v;
+    return out;
+  }
+  DeriveEvaluator& eval() { return *eval_; }
+  const DeriveDesc& desc() const { return check_.bound->desc; }
+
+ private:
+  DeriveParse parse_;
+  DeriveCheck check_;
+  std::unique_ptr<DeriveEvaluator> eval_;
+};
+
+using M = std::map<int32_t, long double>;
+
+TEST(DeriveEvalTest, PairsByInstanceAndBroadcastsSingular) {
+  Evaluated e("i + k / 1024 * 0 + i");
+  // i has instances 0, 1, 2 now; c only 0 and 2.
+  EXPECT_EQ(e.At(1, {{"i", {{0, 10}, {1, 20}, {2, 30}}}, {"k", {{-1, 2048}}}}),
+            (M{{0, 20}, {1, 40}, {2, 60}}));
+  Evaluated pair("delta(c) + delta(c)");
+  pair.At(1, {{"c", {{0, 1}, {2, 5}}}});
+  EXPECT_EQ(pair.At(2, {{"c", {{0, 4}, {1, 9}, {2, 6}}}}), (M{{0, 6}, {2, 2}}));
+}
+
+TEST(DeriveEvalTest, TypesAsLibpcpComputes) {
+  // U32 - U32 wraps; the quotient is DOUBLE; x / y is 0 when x is 0.
+  Evaluated wrap("n - 3");
+  EXPECT_EQ(wrap.desc().type, kTypeU32);
+  EXPECT_EQ(wrap.At(1, {{"n", {{-1, 1}}}}), (M{{-1, 4294967294.0L}}));
+  Evaluated zero("k / (k - k)");
+  EXPECT_EQ(zero.At(1, {{"k", {{-1, 0}}}}), (M{{-1, 0}}));
+  Evaluated neg("-n");
+  EXPECT_EQ(neg.desc().type, kType32);
+  EXPECT_EQ(neg.At(1, {{"n", {{-1, 5}}}}), (M{{-1, -5}}));
+}
+
+TEST(DeriveEvalTest, ScalesAreConverted) {
+  // Kbyte + byte: the byte operand divided by 1024, the sum in Kbyte.
+  Evaluated e("i + k");
+  EXPECT_EQ(e.desc().units.scale_space, kSpaceKbyte);
+  EXPECT_EQ(e.At(1, {{"i", {{0, 1}}}, {"k", {{-1, 2048}}}}), (M{{0, 3}}));
+}
+
+TEST(DeriveEvalTest, DeltaAndRateAcrossFetches) {
+  Evaluated rate("rate(c)");
+  EXPECT_EQ(rate.At(10, {{"c", {{0, 100}, {1, 50}}}}), M{});
+  EXPECT_EQ(rate.At(12, {{"c", {{0, 110}, {1, 40}}}}), (M{{0, 5}}));  // 1 went down: none
+  rate.eval().Reset();
+  EXPECT_EQ(rate.At(14, {{"c", {{0, 120}}}}), M{});
+  // A millisecond counter's rate: seconds per second.
+  Evaluated busy("rate(t)");
+  busy.At(0, {{"t", {{-1, 0}}}});
+  EXPECT_EQ(busy.At(2, {{"t", {{-1, 1000}}}}), (M{{-1, 0.5}}));
+  EXPECT_EQ(busy.desc().units.dim_time, 0);
+}
+
+TEST(DeriveEvalTest, FunctionsOverInstances) {
+  const std::map<std::string, DeriveValues> m = {{"i", {{0, 4}, {1, 10}, {2, 1}}}};
+  EXPECT_EQ(Evaluated("sum(i)").At(1, m), (M{{-1, 15}}));
+  EXPECT_EQ(Evaluated("avg(i)").At(1, m), (M{{-1, 5}}));
+  EXPECT_EQ(Evaluated("min(i)").At(1, m), (M{{-1, 1}}));
+  EXPECT_EQ(Evaluated("max(i)").At(1, m), (M{{-1, 10}}));
+  EXPECT_EQ(Evaluated("count(i)").At(1, m), (M{{-1, 3}}));
+  EXPECT_EQ(Evaluated("count(i)").At(1, {}), (M{{-1, 0}}));
+  EXPECT_EQ(Evaluated("sum(i)").At(1, {}), (M{{-1, 0}}));  // libpcp's 0
+  // Instances by external name (or its first word), and by pattern.
+  EXPECT_EQ(Evaluated("i[sdb]").At(1, m), (M{{1, 10}}));
+  EXPECT_EQ(Evaluated("matchinst(/sd[ac]/, i)").At(1, m), (M{{0, 4}, {2, 1}}));
+  EXPECT_EQ(Evaluated("matchinst(!/sd[ac]/, i)").At(1, m), (M{{1, 10}}));
+  EXPECT_EQ(Evaluated("scalar(i[sdc])").At(1, m), (M{{-1, 1}}));
+}
+
+TEST(DeriveEvalTest, TernaryPerInstance) {
+  const std::map<std::string, DeriveValues> m = {{"i", {{0, 4}, {1, 10}, {2, 1}}},
+                                                 {"k", {{-1, 7}}}};
+  EXPECT_EQ(Evaluated("i > 3 ? i : i * 0").At(1, m), (M{{0, 4}, {1, 10}, {2, 0}}));
+  EXPECT_EQ(Evaluated("defined(k) ? k : 0").At(1, m), (M{{-1, 7}}));
+  EXPECT_EQ(Evaluated("defined(nosuch) ? nosuch : k").At(1, m), (M{{-1, 7}}));
+  EXPECT_EQ(Evaluated("i > 3 ? i : novalue()").At(1, m), (M{{0, 4}, {1, 10}}));
+}
+
+}  // namespace
+}  // namespace mmvlog::format
