@@ -37,6 +37,14 @@
 //                        after the other in time), rows at the records:
 //                        what the replay costs per archive as N grows
 //                        (each archive's label, .meta and index read once).
+//   BM_ReplayOperands    replay of the 10 metrics the derived columns below
+//                        read (bench.m0 .. bench.m9, 10k values a sample),
+//                        rows at the records: the raw side of
+//   BM_ReplayDerived     replay of 20 derived metrics over them (replay -e):
+//                        10 rate(bench.mK) (1,000 instances each) and 10
+//                        sums and ratios (sum(bench.mK), delta(bench.mK) /
+//                        delta(bench.mJ)): what derived columns cost
+//                        beside the raw metrics they read.
 //   BM_PcpFetchArchive   libpcp: a new archive context (reads .meta), then
 //                        pmFetchArchive of every record, each value read from
 //                        its pmValueBlock, pmFreeResult. The libpcp side of
@@ -64,6 +72,7 @@
 #include "archiver/store/archive_reader.h"
 #include "archiver/replay/output/csv_output.h"
 #include "archiver/replay/replay.h"
+#include "format/derive/derive_config.h"
 #include "bench/bench_archive.h"
 #include "format/archive/archive_format.h"
 #include "format/archive/archive_framing.h"
@@ -372,6 +381,51 @@ void BM_ReplayDirectory(benchmark::State& state) {
                           spec.samples);
 }
 
+// A replay of `metrics` with `derived` definitions, rows at the records.
+void ReplaySome(benchmark::State& state, const std::vector<std::string>& metrics,
+                const std::vector<format::DerivedDefinition>& derived, int64_t values) {
+  bench::BenchArchiveSpec spec;  // 100 x 1000 x 20
+  absl::StatusOr<std::string> base = TheArchives().Get(spec);
+  if (!base.ok()) return state.SkipWithError(base.status().ToString().c_str());
+  archiver::Selection selection;
+  selection.metrics = metrics;
+  for (auto _ : state) {
+    absl::StatusOr<archiver::Replay> replay = archiver::Replay::Open({*base}, selection, derived);
+    if (!replay.ok()) return state.SkipWithError(replay.status().ToString().c_str());
+    CountingOutput out;
+    archiver::ReplayReport report;
+    absl::Status s = replay->Run(Plan(), {&out}, [](archiver::LogLevel, const std::string&) {},
+                                 &report);
+    if (!s.ok() || out.rows != spec.samples) return state.SkipWithError("replay failed");
+    benchmark::DoNotOptimize(out.sum);
+  }
+  state.SetItemsProcessed(state.iterations() * values * spec.samples);
+}
+
+void BM_ReplayOperands(benchmark::State& state) {
+  std::vector<std::string> metrics;
+  for (int k = 0; k < 10; ++k) metrics.push_back(absl::StrCat("bench.m", k));
+  ReplaySome(state, metrics, {}, 10 * 1000);
+}
+
+void BM_ReplayDerived(benchmark::State& state) {
+  std::vector<format::DerivedDefinition> derived;
+  std::vector<std::string> names;
+  for (int k = 0; k < 10; ++k) {
+    derived.push_back({absl::StrCat("d.rate", k), absl::StrCat("rate(bench.m", k, ")"), "-e"});
+    derived.push_back(k % 2 == 0 ? format::DerivedDefinition{absl::StrCat("d.sum", k),
+                                                            absl::StrCat("sum(bench.m", k, ")"),
+                                                            "-e"}
+                                 : format::DerivedDefinition{
+                                       absl::StrCat("d.ratio", k),
+                                       absl::StrCat("delta(bench.m", k, ") / delta(bench.m",
+                                                    k - 1, ")"),
+                                       "-e"});
+  }
+  for (const auto& d : derived) names.push_back(d.name);
+  ReplaySome(state, names, derived, 10 * 1000);
+}
+
 void BM_PcpFetchArchive(benchmark::State& state) {
   const Shape shape = ShapeOf(state);
   absl::StatusOr<std::string> base = TheArchives().Get(shape.spec);
@@ -424,6 +478,8 @@ BENCHMARK(BM_ReplayInterpolated)->Apply(Shapes);
 BENCHMARK(BM_ReplayCsv)->Apply(Shapes);
 BENCHMARK(BM_PcpFetchArchive)->Apply(Shapes);
 BENCHMARK(BM_ReplayDirectory)->Arg(1)->Arg(10)->Arg(100);
+BENCHMARK(BM_ReplayOperands)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ReplayDerived)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace mmvlog

@@ -31,7 +31,11 @@ long double Wrap(long double v, int bits, bool is_signed) {
   return v;
 }
 
-const DeriveValue* WithInst(const DeriveValues& vs, int32_t inst) {
+// The value of `inst` in `vs`, looked for first at `hint` (instances
+// usually come in the same order from fetch to fetch and operand to
+// operand, as libpcp also assumes before searching).
+const DeriveValue* WithInst(const DeriveValues& vs, int32_t inst, size_t hint = 0) {
+  if (hint < vs.size() && vs[hint].inst == inst) return &vs[hint];
   for (const DeriveValue& v : vs) {
     if (v.inst == inst) return &v;
   }
@@ -127,10 +131,10 @@ DeriveValues DeriveEvaluator::Eval(const DeriveBound& b, const DeriveFetch& f) {
     if (b.fixed_guard == 0) return e;
     if (t.empty() && tb.node->op != Op::kNoValue) return out;
     if (e.empty() && eb.node->op != Op::kNoValue) return out;
-    auto value_of = [](const DeriveBound& vb, const DeriveValues& vs,
-                       int32_t inst) -> const DeriveValue* {
+    auto value_of = [](const DeriveBound& vb, const DeriveValues& vs, int32_t inst,
+                       size_t hint) -> const DeriveValue* {
       if (vs.empty()) return nullptr;
-      return vb.desc.indom == kIndomNull ? &vs[0] : WithInst(vs, inst);
+      return vb.desc.indom == kIndomNull ? &vs[0] : WithInst(vs, inst, hint);
     };
     // The instances: of the operand with an instance domain (then, else,
     // guard), or one singular value.
@@ -144,11 +148,12 @@ DeriveValues DeriveEvaluator::Eval(const DeriveBound& b, const DeriveFetch& f) {
     } else {
       for (const DeriveValue& v : *insts) order.push_back(v.inst);
     }
-    for (int32_t inst : order) {
-      const DeriveValue* gv = value_of(gb, g, inst);
+    for (size_t k = 0; k < order.size(); ++k) {
+      const int32_t inst = order[k];
+      const DeriveValue* gv = value_of(gb, g, inst, k);
       if (gv == nullptr) continue;
       const bool yes = gv->v != 0;
-      const DeriveValue* pick = yes ? value_of(tb, t, inst) : value_of(eb, e, inst);
+      const DeriveValue* pick = yes ? value_of(tb, t, inst, k) : value_of(eb, e, inst, k);
       if (pick == nullptr) continue;
       out.push_back({insts == nullptr ? -1 : inst, pick->v});
     }
@@ -164,8 +169,9 @@ DeriveValues DeriveEvaluator::Eval(const DeriveBound& b, const DeriveFetch& f) {
     last_[&b] = Last{l, f.seconds};
     if (!had) return out;
     const double dt = f.seconds - previous.seconds;
-    for (const DeriveValue& now : l) {
-      const DeriveValue* then = WithInst(previous.values, now.inst);
+    for (size_t i = 0; i < l.size(); ++i) {
+      const DeriveValue& now = l[i];
+      const DeriveValue* then = WithInst(previous.values, now.inst, i);
       if (then == nullptr) continue;
       if (n.op == Op::kDelta) {
         out.push_back({now.inst, CastToType(type, now.v - then->v)});
@@ -276,8 +282,9 @@ DeriveValues DeriveEvaluator::Eval(const DeriveBound& b, const DeriveFetch& f) {
   const bool lset = lb.desc.indom != kIndomNull;
   const bool rset = rb.desc.indom != kIndomNull;
   if (lset) {
-    for (const DeriveValue& a : l) {
-      const DeriveValue* c = rset ? WithInst(r, a.inst) : &r[0];
+    for (size_t i = 0; i < l.size(); ++i) {
+      const DeriveValue& a = l[i];
+      const DeriveValue* c = rset ? WithInst(r, a.inst, i) : &r[0];
       if (c != nullptr) combine(a, *c, a.inst);
     }
   } else if (rset) {
