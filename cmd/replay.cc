@@ -191,6 +191,29 @@ int RunReplay(const ReplayFlags& f, const Invocation& inv) {
   return rc == kExitOk && damaged ? kExitFailure : rc;
 }
 
+// -e's definitions: "name=expr;..." or a file of them (a path starting with
+// / or ., as pmrep tells them apart). NotFound for a file that cannot be
+// read, InvalidArgument for text that is not definitions.
+absl::StatusOr<std::vector<format::DerivedDefinition>> DerivedDefinitions(
+    const std::vector<std::string>& args) {
+  std::vector<format::DerivedDefinition> out;
+  for (const std::string& e : args) {
+    absl::StatusOr<std::vector<format::DerivedDefinition>> defs;
+    if (!e.empty() && (e[0] == '/' || e[0] == '.')) {
+      std::ifstream in(e);
+      if (!in) return absl::NotFoundError(absl::StrCat("-e ", e, ": cannot read the file"));
+      std::stringstream text;
+      text << in.rdbuf();
+      defs = format::ParseDerivedConfig(text.str(), e);
+    } else {
+      defs = format::ParseDerivedList(e);
+    }
+    if (!defs.ok()) return defs.status();
+    out.insert(out.end(), defs->begin(), defs->end());
+  }
+  return out;
+}
+
 int Fail(absl::string_view what) {
   std::fprintf(stderr, "mmvlog replay: %s\n", std::string(what).c_str());
   return kExitFailure;
@@ -238,22 +261,12 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
     return UsageError("replay", "--follow needs -o csv, json, text or dump");
   }
 
-  std::vector<format::DerivedDefinition> derived;
-  for (const std::string& e : f.derived) {
-    absl::StatusOr<std::vector<format::DerivedDefinition>> defs;
-    if (!e.empty() && (e[0] == '/' || e[0] == '.')) {
-      std::ifstream in(e);
-      if (!in) return Fail(absl::StrCat("-e ", e, ": cannot read the derived metrics file"));
-      std::stringstream text;
-      text << in.rdbuf();
-      defs = format::ParseDerivedConfig(text.str(), e);
-    } else {
-      defs = format::ParseDerivedList(e);
-    }
-    if (!defs.ok()) return UsageError("replay", defs.status().message());
-    derived.insert(derived.end(), defs->begin(), defs->end());
+  absl::StatusOr<std::vector<format::DerivedDefinition>> derived = DerivedDefinitions(f.derived);
+  if (!derived.ok()) {
+    return absl::IsNotFound(derived.status()) ? Fail(derived.status().message())
+                                              : UsageError("replay", derived.status().message());
   }
-  if (!derived.empty() && dump) {
+  if (!derived->empty() && dump) {
     return UsageError("replay", "-e: derived metrics are shown in rows (csv, json, text, stats, "
                                 "summary, plots), not in the dump of records");
   }
@@ -261,7 +274,7 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
   selection.metrics = metrics;
   selection.logger_records = dump;  // the dump shows every record, as pmdumplog does
   selection.instances = f.instances;
-  absl::StatusOr<archiver::Replay> replay = archiver::Replay::Open(archives, selection, derived);
+  absl::StatusOr<archiver::Replay> replay = archiver::Replay::Open(archives, selection, *derived);
   if (!replay.ok()) return Fail(replay.status().message());
   if (!metrics.empty() && replay->columns().metrics().empty()) {
     return Fail(absl::StrCat("no metric matches ", absl::StrJoin(metrics, ", "),

@@ -153,6 +153,8 @@ void DerivedColumns::Bind(const ColumnSet& operands) {
   prev_time_.assign(shown_.size(), 0);
 }
 
+// One piece: a row in, a row out, in the order its cells are filled (raw
+// copies, the mark, each derived metric's values and rates).
 const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, bool raw) {
   row_.Clear(shown_.size());
   row_.time = in.time;

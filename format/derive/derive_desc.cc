@@ -413,6 +413,8 @@ class Checker {
     return true;
   }
 
+  // One piece: libpcp's map_desc checks in its order (the first failing
+  // check names the error), read top to bottom beside it.
   bool Binary(DeriveBound& b) {
     const DeriveNode& n = *b.node;
     const Op op = n.op;
@@ -444,7 +446,7 @@ class Checker {
     } else if (relational || boolean) {
       d.type = kTypeU32;
     } else {
-      d.type = Promote(l.type, r.type);
+      d.type = DerivePromote(l.type, r.type);
     }
     const PmUnits& lu = l.units;
     const PmUnits& ru = r.units;
@@ -500,15 +502,6 @@ class Checker {
     if (r.indom != kIndomNull && l.indom == kIndomNull) d.indom = r.indom;
     b.desc = d;
     return true;
-  }
-
-  static int32_t Promote(int32_t a, int32_t b) {
-    if (a == kTypeDouble || b == kTypeDouble) return kTypeDouble;
-    if (a == kTypeFloat || b == kTypeFloat) return kTypeFloat;
-    if (a == kTypeU64 || b == kTypeU64) return kTypeU64;
-    if (a == kType64 || b == kType64) return kType64;
-    if (a == kTypeU32 || b == kTypeU32) return kTypeU32;
-    return kType32;
   }
 
   // Scales of + - * /: the larger scale of a dimension both operands have
@@ -591,6 +584,15 @@ class Checker {
 };
 
 }  // namespace
+
+int32_t DerivePromote(int32_t a, int32_t b) {
+  if (a == kTypeDouble || b == kTypeDouble) return kTypeDouble;
+  if (a == kTypeFloat || b == kTypeFloat) return kTypeFloat;
+  if (a == kTypeU64 || b == kTypeU64) return kTypeU64;
+  if (a == kType64 || b == kType64) return kType64;
+  if (a == kTypeU32 || b == kTypeU32) return kTypeU32;
+  return kType32;
+}
 
 DeriveCheck CheckDerived(const DeriveNode& tree, const DeriveLookup& lookup) {
   return Checker(lookup).Run(tree);

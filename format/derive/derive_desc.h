@@ -74,6 +74,10 @@ struct DeriveCheck {
 
 DeriveCheck CheckDerived(const DeriveNode& tree, const DeriveLookup& lookup);
 
+// The type two arithmetic operands are computed in (libpcp's promote[][]:
+// DOUBLE over FLOAT over U64 over 64 over U32 over 32).
+int32_t DerivePromote(int32_t a, int32_t b);
+
 }  // namespace mmvlog::format
 
 #endif  // MMVLOG_FORMAT_DERIVE_DERIVE_DESC_H_

@@ -11,15 +11,6 @@ namespace {
 
 using Op = DeriveOp;
 
-int32_t Promote(int32_t a, int32_t b) {
-  if (a == kTypeDouble || b == kTypeDouble) return kTypeDouble;
-  if (a == kTypeFloat || b == kTypeFloat) return kTypeFloat;
-  if (a == kTypeU64 || b == kTypeU64) return kTypeU64;
-  if (a == kType64 || b == kType64) return kType64;
-  if (a == kTypeU32 || b == kTypeU32) return kTypeU32;
-  return kType32;
-}
-
 // An integer wrapped to `bits` bits, signed or not, as C's conversions do.
 long double Wrap(long double v, int bits, bool is_signed) {
   if (!std::isfinite(v)) return 0;
@@ -68,7 +59,6 @@ DeriveValues DeriveEvaluator::Evaluate(const DeriveFetch& fetch) { return Eval(r
 
 DeriveValues DeriveEvaluator::Eval(const DeriveBound& b, const DeriveFetch& f) {
   const DeriveNode& n = *b.node;
-  const int32_t type = b.desc.type;
   DeriveValues out;
   switch (n.op) {
     case Op::kName:
@@ -76,7 +66,7 @@ DeriveValues DeriveEvaluator::Eval(const DeriveBound& b, const DeriveFetch& f) {
       return out;
     case Op::kInteger:
     case Op::kDouble:
-      out.push_back({-1, CastToType(type, std::strtold(n.text.c_str(), nullptr))});
+      out.push_back({-1, CastToType(b.desc.type, std::strtold(n.text.c_str(), nullptr))});
       return out;
     case Op::kNoValue:
       return out;
@@ -87,164 +77,197 @@ DeriveValues DeriveEvaluator::Eval(const DeriveBound& b, const DeriveFetch& f) {
     case Op::kSum:
     case Op::kAvg:
     case Op::kMin:
-    case Op::kMax: {
-      DeriveValues in;
-      f.metric(n.text, &in);
-      if (n.op == Op::kCount) {
-        out.push_back({-1, static_cast<long double>(in.size())});
-        return out;
-      }
-      // Over no value libpcp still gives one: 0 for avg() and sum(); for
-      // min() and max() whatever its buffer held (none here).
-      if (in.empty() && (n.op == Op::kMin || n.op == Op::kMax)) return out;
-      if (n.op == Op::kAvg) {
-        // Summed in float, each value divided first, as libpcp does.
-        float f = 0;
-        for (const DeriveValue& v : in) {
-          f += static_cast<float>(v.v) / static_cast<float>(in.size());
-        }
-        out.push_back({-1, f});
-        return out;
-      }
-      long double acc = in.empty() ? 0 : in[0].v;
-      for (size_t i = 1; i < in.size(); ++i) {
-        if (n.op == Op::kMin) acc = std::min(acc, in[i].v);
-        else if (n.op == Op::kMax) acc = std::max(acc, in[i].v);
-        else acc += in[i].v;
-      }
-      out.push_back({-1, CastToType(type, acc)});
-      return out;
-    }
+    case Op::kMax:
+      return Aggregate(b, f);
+    case Op::kQuest:
+      return Ternary(b, f);
     default:
       break;
   }
-  if (n.op == Op::kQuest) {
-    const DeriveBound& gb = *b.args[0];
-    const DeriveBound& tb = *b.args[1];
-    const DeriveBound& eb = *b.args[2];
-    const DeriveValues g = Eval(gb, f);
-    DeriveValues t, e;
-    if (b.fixed_guard != 0) t = Eval(tb, f);
-    if (b.fixed_guard != 1) e = Eval(eb, f);
-    if (g.empty()) return out;
-    if (b.fixed_guard == 1) return t;
-    if (b.fixed_guard == 0) return e;
-    if (t.empty() && tb.node->op != Op::kNoValue) return out;
-    if (e.empty() && eb.node->op != Op::kNoValue) return out;
-    auto value_of = [](const DeriveBound& vb, const DeriveValues& vs, int32_t inst,
-                       size_t hint) -> const DeriveValue* {
-      if (vs.empty()) return nullptr;
-      return vb.desc.indom == kIndomNull ? &vs[0] : WithInst(vs, inst, hint);
-    };
-    // The instances: of the operand with an instance domain (then, else,
-    // guard), or one singular value.
-    const DeriveValues* insts = nullptr;
-    if (tb.desc.indom != kIndomNull && !t.empty()) insts = &t;
-    else if (eb.desc.indom != kIndomNull && !e.empty()) insts = &e;
-    else if (gb.desc.indom != kIndomNull) insts = &g;
-    std::vector<int32_t> order;
-    if (insts == nullptr) {
-      order.push_back(-1);
-    } else {
-      for (const DeriveValue& v : *insts) order.push_back(v.inst);
-    }
-    for (size_t k = 0; k < order.size(); ++k) {
-      const int32_t inst = order[k];
-      const DeriveValue* gv = value_of(gb, g, inst, k);
-      if (gv == nullptr) continue;
-      const bool yes = gv->v != 0;
-      const DeriveValue* pick = yes ? value_of(tb, t, inst, k) : value_of(eb, e, inst, k);
-      if (pick == nullptr) continue;
-      out.push_back({insts == nullptr ? -1 : inst, pick->v});
-    }
-    return out;
-  }
-  // One operand or two.
   DeriveValues l = Eval(*b.args[0], f);
-  if (n.op == Op::kDelta || n.op == Op::kRate) {
-    const DeriveBound& lb = *b.args[0];
-    auto it = last_.find(&b);
-    const bool had = it != last_.end();
-    Last previous = had ? std::move(it->second) : Last{};
-    last_[&b] = Last{l, f.seconds};
-    if (!had) return out;
-    const double dt = f.seconds - previous.seconds;
-    for (size_t i = 0; i < l.size(); ++i) {
-      const DeriveValue& now = l[i];
-      const DeriveValue* then = WithInst(previous.values, now.inst, i);
-      if (then == nullptr) continue;
-      if (n.op == Op::kDelta) {
-        out.push_back({now.inst, CastToType(type, now.v - then->v)});
-        continue;
-      }
-      if (lb.desc.sem == kSemCounter && now.v < then->v) continue;
-      long double r = (now.v - then->v) / dt;
-      if (lb.desc.units.dim_time == 1) {
-        // A time counter's rate: the time per second, a utilisation.
-        long double scale = 1;
-        for (int s = kTimeSec; s < lb.desc.units.scale_time; ++s) scale *= 60;
-        for (int s = lb.desc.units.scale_time; s < kTimeSec; ++s) scale /= 1000;
-        r *= scale;
-      }
-      out.push_back({now.inst, static_cast<double>(r)});
-    }
+  if (n.op == Op::kDelta || n.op == Op::kRate) return Across(b, l, f);
+  if (b.args.size() == 1) return OneOperand(b, l, f);
+  return TwoOperands(b, l, f);
+}
+
+// count(), sum(), avg(), min(), max() over the instances of one metric.
+DeriveValues DeriveEvaluator::Aggregate(const DeriveBound& b, const DeriveFetch& f) {
+  const DeriveNode& n = *b.node;
+  const int32_t type = b.desc.type;
+  DeriveValues out;
+  DeriveValues in;
+  f.metric(n.text, &in);
+  if (n.op == Op::kCount) {
+    out.push_back({-1, static_cast<long double>(in.size())});
     return out;
   }
-  if (b.args.size() == 1 || n.op == Op::kInstance || n.op == Op::kMatchInst) {
-    const uint32_t indom = b.args[0]->desc.indom;
-    switch (n.op) {
-      case Op::kInstant:
-      case Op::kAnon:
-        return l;
-      case Op::kScalar:
-        if (!l.empty()) out.push_back({-1, l[0].v});
-        return out;
-      case Op::kNeg:
-        for (const DeriveValue& v : l) out.push_back({v.inst, CastToType(type, -v.v)});
-        return out;
-      case Op::kNot:
-        for (const DeriveValue& v : l) out.push_back({v.inst, v.v == 0 ? 1.0L : 0.0L});
-        return out;
-      case Op::kRescale: {
-        // The operand's units to the asked ones: the same dimension, so
-        // one factor (computed from the scales).
-        const PmUnits& from = b.args[0]->desc.units;
-        const PmUnits& to = b.desc.units;
-        long double k = 1;
-        auto space = [](int s) { return std::pow(1024.0L, s); };
-        auto time = [](int s) {
-          static constexpr long double kSec[] = {1e-9L, 1e-6L, 1e-3L, 1, 60, 3600};
-          return s >= 0 && s < 6 ? kSec[s] : 1.0L;
-        };
-        k *= std::pow(space(from.scale_space) / space(to.scale_space), from.dim_space);
-        k *= std::pow(time(from.scale_time) / time(to.scale_time), from.dim_time);
-        k *= std::pow(std::pow(10.0L, from.scale_count - to.scale_count), from.dim_count);
-        for (const DeriveValue& v : l) out.push_back({v.inst, CastToType(type, v.v * k)});
-        return out;
-      }
-      case Op::kInstance:
-        // Instances of a metric without any: none (libpcp's rule).
-        if (indom == kIndomNull) return out;
-        for (const DeriveValue& v : l) {
-          if (Named(f.instance(indom, v.inst), n.text)) out.push_back(v);
-        }
-        return out;
-      case Op::kMatchInst: {
-        if (indom == kIndomNull) return out;
-        regex_t re;
-        if (::regcomp(&re, n.text.c_str(), REG_EXTENDED | REG_NOSUB) != 0) return out;
-        for (const DeriveValue& v : l) {
-          const bool match = ::regexec(&re, f.instance(indom, v.inst).c_str(), 0, nullptr, 0) == 0;
-          if (match != n.invert) out.push_back(v);
-        }
-        ::regfree(&re);
-        return out;
-      }
-      default:
-        return out;
+  // Over no value libpcp still gives one: 0 for avg() and sum(); for
+  // min() and max() whatever its buffer held (none here).
+  if (in.empty() && (n.op == Op::kMin || n.op == Op::kMax)) return out;
+  if (n.op == Op::kAvg) {
+    // Summed in float, each value divided first, as libpcp does.
+    float f = 0;
+    for (const DeriveValue& v : in) {
+      f += static_cast<float>(v.v) / static_cast<float>(in.size());
     }
+    out.push_back({-1, f});
+    return out;
   }
-  // Two operands: paired by instance.
+  long double acc = in.empty() ? 0 : in[0].v;
+  for (size_t i = 1; i < in.size(); ++i) {
+    if (n.op == Op::kMin) acc = std::min(acc, in[i].v);
+    else if (n.op == Op::kMax) acc = std::max(acc, in[i].v);
+    else acc += in[i].v;
+  }
+  out.push_back({-1, CastToType(type, acc)});
+  return out;
+}
+
+// guard ? then : else, per instance where any has instances.
+DeriveValues DeriveEvaluator::Ternary(const DeriveBound& b, const DeriveFetch& f) {
+  DeriveValues out;
+  const DeriveBound& gb = *b.args[0];
+  const DeriveBound& tb = *b.args[1];
+  const DeriveBound& eb = *b.args[2];
+  const DeriveValues g = Eval(gb, f);
+  DeriveValues t, e;
+  if (b.fixed_guard != 0) t = Eval(tb, f);
+  if (b.fixed_guard != 1) e = Eval(eb, f);
+  if (g.empty()) return out;
+  if (b.fixed_guard == 1) return t;
+  if (b.fixed_guard == 0) return e;
+  if (t.empty() && tb.node->op != Op::kNoValue) return out;
+  if (e.empty() && eb.node->op != Op::kNoValue) return out;
+  auto value_of = [](const DeriveBound& vb, const DeriveValues& vs, int32_t inst,
+                     size_t hint) -> const DeriveValue* {
+    if (vs.empty()) return nullptr;
+    return vb.desc.indom == kIndomNull ? &vs[0] : WithInst(vs, inst, hint);
+  };
+  // The instances: of the operand with an instance domain (then, else,
+  // guard), or one singular value.
+  const DeriveValues* insts = nullptr;
+  if (tb.desc.indom != kIndomNull && !t.empty()) insts = &t;
+  else if (eb.desc.indom != kIndomNull && !e.empty()) insts = &e;
+  else if (gb.desc.indom != kIndomNull) insts = &g;
+  std::vector<int32_t> order;
+  if (insts == nullptr) {
+    order.push_back(-1);
+  } else {
+    for (const DeriveValue& v : *insts) order.push_back(v.inst);
+  }
+  for (size_t k = 0; k < order.size(); ++k) {
+    const int32_t inst = order[k];
+    const DeriveValue* gv = value_of(gb, g, inst, k);
+    if (gv == nullptr) continue;
+    const bool yes = gv->v != 0;
+    const DeriveValue* pick = yes ? value_of(tb, t, inst, k) : value_of(eb, e, inst, k);
+    if (pick == nullptr) continue;
+    out.push_back({insts == nullptr ? -1 : inst, pick->v});
+  }
+  return out;
+}
+
+// delta() and rate(): this fetch's values against the previous fetch's.
+DeriveValues DeriveEvaluator::Across(const DeriveBound& b, const DeriveValues& l,
+                                     const DeriveFetch& f) {
+  const DeriveNode& n = *b.node;
+  const int32_t type = b.desc.type;
+  DeriveValues out;
+  const DeriveBound& lb = *b.args[0];
+  auto it = last_.find(&b);
+  const bool had = it != last_.end();
+  Last previous = had ? std::move(it->second) : Last{};
+  last_[&b] = Last{l, f.seconds};
+  if (!had) return out;
+  const double dt = f.seconds - previous.seconds;
+  for (size_t i = 0; i < l.size(); ++i) {
+    const DeriveValue& now = l[i];
+    const DeriveValue* then = WithInst(previous.values, now.inst, i);
+    if (then == nullptr) continue;
+    if (n.op == Op::kDelta) {
+      out.push_back({now.inst, CastToType(type, now.v - then->v)});
+      continue;
+    }
+    if (lb.desc.sem == kSemCounter && now.v < then->v) continue;
+    long double r = (now.v - then->v) / dt;
+    if (lb.desc.units.dim_time == 1) {
+      // A time counter's rate: the time per second, a utilisation.
+      long double scale = 1;
+      for (int s = kTimeSec; s < lb.desc.units.scale_time; ++s) scale *= 60;
+      for (int s = lb.desc.units.scale_time; s < kTimeSec; ++s) scale /= 1000;
+      r *= scale;
+    }
+    out.push_back({now.inst, static_cast<double>(r)});
+  }
+  return out;
+}
+
+// -x, !x, instant(), scalar(), rescale(), x[instance], matchinst().
+DeriveValues DeriveEvaluator::OneOperand(const DeriveBound& b, const DeriveValues& l,
+                                         const DeriveFetch& f) {
+  const DeriveNode& n = *b.node;
+  const int32_t type = b.desc.type;
+  DeriveValues out;
+  const uint32_t indom = b.args[0]->desc.indom;
+  switch (n.op) {
+    case Op::kInstant:
+    case Op::kAnon:
+      return l;
+    case Op::kScalar:
+      if (!l.empty()) out.push_back({-1, l[0].v});
+      return out;
+    case Op::kNeg:
+      for (const DeriveValue& v : l) out.push_back({v.inst, CastToType(type, -v.v)});
+      return out;
+    case Op::kNot:
+      for (const DeriveValue& v : l) out.push_back({v.inst, v.v == 0 ? 1.0L : 0.0L});
+      return out;
+    case Op::kRescale: {
+      // The operand's units to the asked ones: the same dimension, so
+      // one factor (computed from the scales).
+      const PmUnits& from = b.args[0]->desc.units;
+      const PmUnits& to = b.desc.units;
+      long double k = 1;
+      auto space = [](int s) { return std::pow(1024.0L, s); };
+      auto time = [](int s) {
+        static constexpr long double kSec[] = {1e-9L, 1e-6L, 1e-3L, 1, 60, 3600};
+        return s >= 0 && s < 6 ? kSec[s] : 1.0L;
+      };
+      k *= std::pow(space(from.scale_space) / space(to.scale_space), from.dim_space);
+      k *= std::pow(time(from.scale_time) / time(to.scale_time), from.dim_time);
+      k *= std::pow(std::pow(10.0L, from.scale_count - to.scale_count), from.dim_count);
+      for (const DeriveValue& v : l) out.push_back({v.inst, CastToType(type, v.v * k)});
+      return out;
+    }
+    case Op::kInstance:
+      // Instances of a metric without any: none (libpcp's rule).
+      if (indom == kIndomNull) return out;
+      for (const DeriveValue& v : l) {
+        if (Named(f.instance(indom, v.inst), n.text)) out.push_back(v);
+      }
+      return out;
+    case Op::kMatchInst: {
+      if (indom == kIndomNull) return out;
+      regex_t re;
+      if (::regcomp(&re, n.text.c_str(), REG_EXTENDED | REG_NOSUB) != 0) return out;
+      for (const DeriveValue& v : l) {
+        const bool match = ::regexec(&re, f.instance(indom, v.inst).c_str(), 0, nullptr, 0) == 0;
+        if (match != n.invert) out.push_back(v);
+      }
+      ::regfree(&re);
+      return out;
+    }
+    default:
+      return out;
+  }
+}
+
+// Binary operators: operands paired by instance.
+DeriveValues DeriveEvaluator::TwoOperands(const DeriveBound& b, const DeriveValues& l,
+                                          const DeriveFetch& f) {
+  const DeriveNode& n = *b.node;
+  const int32_t type = b.desc.type;
+  DeriveValues out;
   const DeriveBound& lb = *b.args[0];
   const DeriveBound& rb = *b.args[1];
   DeriveValues r = Eval(rb, f);
@@ -252,7 +275,7 @@ DeriveValues DeriveEvaluator::Eval(const DeriveBound& b, const DeriveFetch& f) {
   const bool relational = n.op == Op::kLt || n.op == Op::kLeq || n.op == Op::kEq ||
                           n.op == Op::kGeq || n.op == Op::kGt || n.op == Op::kNeq ||
                           n.op == Op::kAnd || n.op == Op::kOr;
-  const int32_t in_type = relational ? Promote(lb.desc.type, rb.desc.type) : type;
+  const int32_t in_type = relational ? DerivePromote(lb.desc.type, rb.desc.type) : type;
   auto combine = [&](const DeriveValue& a, const DeriveValue& c, int32_t inst) {
     long double x = a.v, y = c.v;
     if (in_type == kTypeDouble) {

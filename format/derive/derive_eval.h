@@ -54,6 +54,11 @@ class DeriveEvaluator {
 
  private:
   DeriveValues Eval(const DeriveBound& b, const DeriveFetch& f);
+  DeriveValues Aggregate(const DeriveBound& b, const DeriveFetch& f);
+  DeriveValues Ternary(const DeriveBound& b, const DeriveFetch& f);
+  DeriveValues Across(const DeriveBound& b, const DeriveValues& l, const DeriveFetch& f);
+  DeriveValues OneOperand(const DeriveBound& b, const DeriveValues& l, const DeriveFetch& f);
+  DeriveValues TwoOperands(const DeriveBound& b, const DeriveValues& l, const DeriveFetch& f);
 
   struct Last {
     DeriveValues values;

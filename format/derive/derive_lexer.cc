@@ -35,6 +35,8 @@ bool IsAlpha(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; 
 
 }  // namespace
 
+// One piece: libpcp's lexer is one switch on the first character; kept so,
+// each token's few lines side by side, to read against it.
 DeriveLexeme DeriveLexer::Next() {
   while (at_ < expr_.size() && std::isspace(static_cast<unsigned char>(expr_[at_]))) ++at_;
   DeriveLexeme out;

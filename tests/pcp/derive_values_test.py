@@ -207,6 +207,36 @@ class DeriveValuesTest(unittest.TestCase):
                 compared += 1
         self.assertGreater(compared, 100)
 
+    def test_errors_as_libpcp_words_them(self):
+        base = pcp7.runfile("tests/testdata/live/ml3")
+
+        def run(*args):
+            return subprocess.run([MMVLOG, "replay", "-a", base] + list(args), capture_output=True,
+                                  text=True)
+        p = run("-e", "t.x=mmv.app.latency +", "--csv", "t.x")
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("derived metric t.x: syntax error\nmmv.app.latency +\n"
+                      "                ^\nArithmetic expression expected to follow PLUS\n",
+                      p.stderr)
+        p = run("-e", "t.x=mmv.app.latency + mmv.app.queue", "--csv", "t.x")
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("Semantic error: derived metric t.x: mmv.app.latency + mmv.app.queue: "
+                      "Dimensions are not the same", p.stderr)
+        p = run("-e", "./no/such/file", "--csv", "t.x")
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("./no/such/file", p.stderr)
+        p = run("-e", "t.x=mmv.app.latency", "--dump", "t.x")
+        self.assertEqual(p.returncode, 2, p.stderr)
+        # A file of definitions, as pmLoadDerivedConfig reads one.
+        conf = os.path.join(self.root, "defs.conf")
+        with open(conf, "w") as f:
+            f.write("# comment\nt.a = mmv.app.latency * \\\n  2\n\nt.b = count(mmv.app.queue)\n")
+        p = run("-e", conf, "--csv", "-r", "t")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        header = p.stdout.split("\n")[0]
+        self.assertEqual(header, "Time,t.a (millisec),t.b (count)")
+        self.assertIn(",20,3\n", p.stdout)
+
     def test_mmvlog_recording_at_the_records(self):
         self.check("live/ml3", "ml3", 1, None)
 
