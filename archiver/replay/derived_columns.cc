@@ -196,7 +196,9 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
   fetch.metric = [&](const std::string& name, format::DeriveValues* out) {
     auto it = operand_metric_.find(name);
     if (it == operand_metric_.end()) return;
-    for (size_t c : operands.metrics()[it->second].columns) {
+    const std::vector<size_t>& columns = operands.metrics()[it->second].columns;
+    out->reserve(columns.size());
+    for (size_t c : columns) {
       const ValueKind k = in.kind(c);
       long double v;
       if (k == kUint) {

@@ -44,6 +44,29 @@ bool Named(const std::string& name, const std::string& wanted) {
 }  // namespace
 
 long double CastToType(int32_t type, long double v) {
+  // Most values already are what their type holds: no wrapping to do.
+  switch (type) {
+    case kTypeU64:
+      if (v >= 0 && v < 18446744073709551616.0L &&
+          static_cast<long double>(static_cast<uint64_t>(v)) == v) {
+        return v;
+      }
+      break;
+    case kType64:
+    case kTypeU32:
+    case kType32:
+      if (v >= -9223372036854775808.0L && v < 9223372036854775808.0L) {
+        const int64_t i = static_cast<int64_t>(v);
+        if (static_cast<long double>(i) == v) {
+          if (type == kType64) return v;
+          if (type == kTypeU32) return static_cast<uint32_t>(i);
+          return static_cast<int32_t>(static_cast<uint32_t>(i));
+        }
+      }
+      break;
+    default:
+      break;
+  }
   switch (type) {
     case kType32: return Wrap(v, 32, true);
     case kTypeU32: return Wrap(v, 32, false);
@@ -85,7 +108,7 @@ DeriveValues DeriveEvaluator::Eval(const DeriveBound& b, const DeriveFetch& f) {
       break;
   }
   DeriveValues l = Eval(*b.args[0], f);
-  if (n.op == Op::kDelta || n.op == Op::kRate) return Across(b, l, f);
+  if (n.op == Op::kDelta || n.op == Op::kRate) return Across(b, std::move(l), f);
   if (b.args.size() == 1) return OneOperand(b, l, f);
   return TwoOperands(b, l, f);
 }
@@ -168,17 +191,26 @@ DeriveValues DeriveEvaluator::Ternary(const DeriveBound& b, const DeriveFetch& f
 }
 
 // delta() and rate(): this fetch's values against the previous fetch's.
-DeriveValues DeriveEvaluator::Across(const DeriveBound& b, const DeriveValues& l,
-                                     const DeriveFetch& f) {
+DeriveValues DeriveEvaluator::Across(const DeriveBound& b, DeriveValues l, const DeriveFetch& f) {
   const DeriveNode& n = *b.node;
   const int32_t type = b.desc.type;
   DeriveValues out;
   const DeriveBound& lb = *b.args[0];
-  auto it = last_.find(&b);
-  const bool had = it != last_.end();
-  Last previous = had ? std::move(it->second) : Last{};
-  last_[&b] = Last{l, f.seconds};
-  if (!had) return out;
+  Last& last = last_[&b];
+  // This fetch's values become the previous ones, whatever comes of them.
+  struct Keep {
+    Last& last;
+    DeriveValues& now;
+    double seconds;
+    ~Keep() {
+      last.values = std::move(now);
+      last.seconds = seconds;
+      last.has = true;
+    }
+  } keep{last, l, f.seconds};
+  if (!last.has) return out;
+  const Last& previous = last;
+  out.reserve(l.size());
   const double dt = f.seconds - previous.seconds;
   for (size_t i = 0; i < l.size(); ++i) {
     const DeriveValue& now = l[i];
@@ -272,6 +304,7 @@ DeriveValues DeriveEvaluator::TwoOperands(const DeriveBound& b, const DeriveValu
   const DeriveBound& rb = *b.args[1];
   DeriveValues r = Eval(rb, f);
   if (l.empty() || r.empty()) return out;
+  out.reserve(std::max(l.size(), r.size()));
   const bool relational = n.op == Op::kLt || n.op == Op::kLeq || n.op == Op::kEq ||
                           n.op == Op::kGeq || n.op == Op::kGt || n.op == Op::kNeq ||
                           n.op == Op::kAnd || n.op == Op::kOr;

@@ -56,13 +56,14 @@ class DeriveEvaluator {
   DeriveValues Eval(const DeriveBound& b, const DeriveFetch& f);
   DeriveValues Aggregate(const DeriveBound& b, const DeriveFetch& f);
   DeriveValues Ternary(const DeriveBound& b, const DeriveFetch& f);
-  DeriveValues Across(const DeriveBound& b, const DeriveValues& l, const DeriveFetch& f);
+  DeriveValues Across(const DeriveBound& b, DeriveValues l, const DeriveFetch& f);
   DeriveValues OneOperand(const DeriveBound& b, const DeriveValues& l, const DeriveFetch& f);
   DeriveValues TwoOperands(const DeriveBound& b, const DeriveValues& l, const DeriveFetch& f);
 
   struct Last {
     DeriveValues values;
     double seconds = 0;
+    bool has = false;  // a fetch came before
   };
   const DeriveBound& root_;
   absl::flat_hash_map<const DeriveBound*, Last> last_;
