@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <memory>
 #include <utility>
 
 namespace mmvlog::format {
@@ -272,26 +273,40 @@ DeriveValues DeriveEvaluator::OneOperand(const DeriveBound& b, const DeriveValue
       return out;
     }
     case Op::kInstance:
+    case Op::kMatchInst:
       // Instances of a metric without any: none (libpcp's rule).
       if (indom == kIndomNull) return out;
       for (const DeriveValue& v : l) {
-        if (Named(f.instance(indom, v.inst), n.text)) out.push_back(v);
+        if (Keeps(b, indom, v.inst, f)) out.push_back(v);
       }
       return out;
-    case Op::kMatchInst: {
-      if (indom == kIndomNull) return out;
-      regex_t re;
-      if (::regcomp(&re, n.text.c_str(), REG_EXTENDED | REG_NOSUB) != 0) return out;
-      for (const DeriveValue& v : l) {
-        const bool match = ::regexec(&re, f.instance(indom, v.inst).c_str(), 0, nullptr, 0) == 0;
-        if (match != n.invert) out.push_back(v);
-      }
-      ::regfree(&re);
-      return out;
-    }
     default:
       return out;
   }
+}
+
+bool DeriveEvaluator::Keeps(const DeriveBound& b, uint32_t indom, int32_t inst,
+                            const DeriveFetch& f) {
+  Filter& filter = filters_[&b];
+  if (auto it = filter.keep.find(inst); it != filter.keep.end()) return it->second;
+  const DeriveNode& n = *b.node;
+  const std::string name = f.instance(indom, inst);
+  bool keep = false;
+  if (n.op == Op::kInstance) {
+    keep = Named(name, n.text);
+  } else {
+    if (filter.re == nullptr) {
+      // The parser compiled it once already (derive_parser.cc), so it does.
+      auto re = std::make_unique<regex_t>();
+      if (::regcomp(re.get(), n.text.c_str(), REG_EXTENDED | REG_NOSUB) == 0) {
+        filter.re.reset(re.release());
+      }
+    }
+    keep = filter.re != nullptr &&
+           (::regexec(filter.re.get(), name.c_str(), 0, nullptr, 0) == 0) != n.invert;
+  }
+  filter.keep.emplace(inst, keep);
+  return keep;
 }
 
 // Binary operators: operands paired by instance.

@@ -19,8 +19,11 @@
 #ifndef MMVLOG_FORMAT_DERIVE_DERIVE_EVAL_H_
 #define MMVLOG_FORMAT_DERIVE_DERIVE_EVAL_H_
 
+#include <regex.h>
+
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -59,14 +62,29 @@ class DeriveEvaluator {
   DeriveValues Across(const DeriveBound& b, DeriveValues l, const DeriveFetch& f);
   DeriveValues OneOperand(const DeriveBound& b, const DeriveValues& l, const DeriveFetch& f);
   DeriveValues TwoOperands(const DeriveBound& b, const DeriveValues& l, const DeriveFetch& f);
+  // Whether x[instance] or matchinst() node `b` keeps instance `inst`:
+  // decided at its first sight and kept, as libpcp keeps a pattern's
+  // verdicts (its pattern hash), so no regexec or name lookup per fetch.
+  bool Keeps(const DeriveBound& b, uint32_t indom, int32_t inst, const DeriveFetch& f);
 
   struct Last {
     DeriveValues values;
     double seconds = 0;
     bool has = false;  // a fetch came before
   };
+  struct RegexFree {
+    void operator()(regex_t* re) const {
+      ::regfree(re);
+      delete re;
+    }
+  };
+  struct Filter {
+    std::unique_ptr<regex_t, RegexFree> re;  // matchinst()'s, compiled at first use
+    absl::flat_hash_map<int32_t, bool> keep;
+  };
   const DeriveBound& root_;
   absl::flat_hash_map<const DeriveBound*, Last> last_;
+  absl::flat_hash_map<const DeriveBound*, Filter> filters_;
 };
 
 // `v` as a value of PM type `type` holds it (C's conversions: integers
