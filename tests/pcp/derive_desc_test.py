@@ -23,7 +23,7 @@ import sys
 import unittest
 
 import pcp7
-from derive_syntax_test import formulas
+from derive_syntax_test import formulas, write_definitions
 
 TOOL = pcp7.runfile("tests/pcp/derive_desc_tool")
 ARCHIVES = ["20190628.06.31", "960624.08.17_v2", "19970807.09.54"]
@@ -116,13 +116,7 @@ def generate(rnd, ms, count):
 
 def pcp_descs(base, exprs, root):
     conf = os.path.join(root, "derive_desc.conf")
-    with open(conf, "w") as f:
-        for i, e in enumerate(exprs):
-            f.write("t.e%d = %s\n" % (i, e))
-            if "matchinst" in e:
-                # libpcp's lexer stays "in matchinst" after one fails there
-                # (derive_syntax_test.py): end it before the next.
-                f.write("t.reset%d = matchinst(/r/, r)\n" % i)
+    write_definitions(conf, exprs)
     p = pminfo(["-a", base, "-d", "t"], conf=conf)
     text = p.stdout + p.stderr
     out = {}

@@ -194,15 +194,23 @@ def mutations(exprs, seed=20261128):
     return sorted(set(out))
 
 
+def write_definitions(path, exprs, prefix="t.e"):
+    """A pmLoadDerivedConfig file defining PREFIX<i> = exprs[i]. libpcp's
+    lexer stays "in matchinst" after an expression fails there (a '/' in
+    every later one is then a pattern): each expression naming matchinst is
+    followed by one that ends it, so each is judged alone."""
+    with open(path, "w") as f:
+        for i, e in enumerate(exprs):
+            f.write("%s%d = %s\n" % (prefix, i, e))
+            if "matchinst" in e:
+                f.write("%sreset%d = matchinst(/r/, r)\n" % (prefix, i))
+
+
 def pcp_verdicts(exprs, env=None, pminfo="pminfo"):
     """{expression index: ("ok",) or ("error", position, message)} from libpcp."""
     root = os.environ.get("TEST_TMPDIR", "/tmp")
     conf = os.path.join(root, "derive_syntax.conf")
-    with open(conf, "w") as f:
-        for i, e in enumerate(exprs):
-            f.write("t.e%d = %s\n" % (i, e))
-            if "matchinst" in e:
-                f.write("t.reset%d = matchinst(/r/, r)\n" % i)
+    write_definitions(conf, exprs)
     p = subprocess.run([pminfo, "-a", ARCHIVE, "-c", conf, "no.such.metric"], env=env,
                        capture_output=True, text=True)
     lines = (p.stdout + p.stderr).split("\n")

@@ -31,6 +31,7 @@ import unittest
 
 import pcp7
 from derive_desc_test import generate, metrics
+from derive_syntax_test import write_definitions
 
 MMVLOG = pcp7.runfile("cmd/mmvlog")
 
@@ -83,9 +84,7 @@ class DeriveValuesTest(unittest.TestCase):
     def compare(self, base, exprs, grid):
         """(cells compared, differences) of libpcp's and our values."""
         conf = os.path.join(self.root, "values_%d.conf" % len(exprs))
-        with open(conf, "w") as f:
-            for i, e in enumerate(exprs):
-                f.write("t.e%d = %s\n" % (i, e))
+        write_definitions(conf, exprs)
         names = ["t.e%d" % i for i in range(len(exprs))]
         env = dict(os.environ, PCP_DERIVED_CONFIG="")
         p = pcp7.run([ORACLE, base, conf, grid or "0"] + names, env=env)
@@ -141,9 +140,7 @@ class DeriveValuesTest(unittest.TestCase):
                 for e in HAND.get(key, [])]
         pool = generate(random.Random(seed), metrics(base), 400)
         conf = os.path.join(self.root, "values.conf")
-        with open(conf, "w") as f:
-            for i, e in enumerate(hand + pool):
-                f.write("v.e%d = %s\n" % (i, e))
+        write_definitions(conf, hand + pool, prefix="v.e")
         p = pcp7.run([pcp7.tool("pminfo"), "-a", base, "-c", conf, "-d", "v"],
                      env={"PCP_DERIVED_CONFIG": ""})
         ok = set(int(m) for m in re.findall(r"^v\.e(\d+)\n    Data Type", p.stdout, re.M))
