@@ -1,14 +1,16 @@
-// floor_recorder [--write-behind] MMVFILE OUT INTERVAL_USEC SECONDS: the
-// floor of any scheduled recorder, for bench/footprint.py to run beside
-// `mmvlog record` and `mmvlog capture`.
+// floor_recorder [--write-behind] MMV OUT INTERVAL_USEC SECONDS: the floor
+// of any scheduled recorder, for bench/footprint.py to run beside `mmvlog
+// record` and `mmvlog capture`.
 //
 // It does only what every recorder must: wakes at each interval (an
-// absolute deadline), copies each value of the MMV file straight from a
-// shared mapping into an encoded pmResult (one value set per metric, the
-// record laid out once; a string copied from its slot, and the record laid
-// out again only when a string's padded size changes), and writes the
-// record with one write(2). No directory scan, no change detection, no
-// metadata, no index, no checks. Prints the number of samples written.
+// absolute deadline), copies each value of the MMV file (MMV a file), or of
+// every file of the directory (MMV a directory: its files listed and mapped
+// once, at the start), straight from shared mappings into one encoded
+// pmResult (one value set per metric, the record laid out once; a string
+// copied from its slot, and the record laid out again only when a string's
+// padded size changes), and writes the record with one write(2). No
+// directory scan after the start, no change detection, no metadata, no
+// index, no checks. Prints the number of samples written.
 //
 // --write-behind: writes its own pages back as mmvlog does by default
 // (archiver/file/write_behind.h, ArchiveOptions::write_behind_min_rate):
@@ -17,12 +19,14 @@
 // the sampling thread. Without it the kernel's flusher writes the floor's
 // pages back outside its CPU, which mmvlog's write-behind thread counts in
 // mmvlog's: like with like for fast recordings (bench/README.md).
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -89,64 +93,83 @@ int main(int argc, char** argv) {
   }
   if (argc != 5) {
     std::fprintf(stderr,
-                 "usage: floor_recorder [--write-behind] MMVFILE OUT INTERVAL_USEC SECONDS\n");
+                 "usage: floor_recorder [--write-behind] MMV OUT INTERVAL_USEC SECONDS\n");
     return 2;
   }
   const int64_t interval = std::atoll(argv[3]);
   const int64_t seconds = std::atoll(argv[4]);
-  const int in = ::open(argv[1], O_RDONLY | O_CLOEXEC);
-  if (in < 0) return Fail(argv[1]);
+  std::vector<std::string> paths;
   struct stat st;
-  if (::fstat(in, &st) != 0) return Fail("fstat");
-  const size_t size = static_cast<size_t>(st.st_size);
-  auto* map = static_cast<const uint8_t*>(::mmap(nullptr, size, PROT_READ, MAP_SHARED, in, 0));
-  if (map == MAP_FAILED) return Fail("mmap");
-  absl::StatusOr<MmvFile> file = mmvlog::format::ParseMmv(std::span<const uint8_t>(map, size));
-  if (!file.ok()) {
-    std::fprintf(stderr, "%s: %s\n", argv[1], std::string(file.status().message()).c_str());
-    return 1;
+  if (::stat(argv[1], &st) != 0) return Fail(argv[1]);
+  if (S_ISDIR(st.st_mode)) {
+    DIR* d = ::opendir(argv[1]);
+    if (d == nullptr) return Fail(argv[1]);
+    while (struct dirent* e = ::readdir(d)) {
+      if (e->d_name[0] != '.') paths.push_back(std::string(argv[1]) + "/" + e->d_name);
+    }
+    ::closedir(d);
+    std::sort(paths.begin(), paths.end());
+  } else {
+    paths.push_back(argv[1]);
   }
 
   // One set per metric, its instances in file order: U64 counters and
-  // strings (what bench:make_mmv_file and tests/pcp/pcp_mmv_app_writer.c
-  // write).
-  std::map<uint32_t, std::vector<size_t>> values_of;  // metric index -> value indices
-  for (size_t i = 0; i < file->values.size(); ++i) values_of[file->values[i].metric_index].push_back(i);
+  // strings (what bench:make_mmv_file and tests/pcp's writers write).
   struct Set {
+    const uint8_t* map;
+    size_t size;
+    uint32_t pmid;
     bool string;
     std::vector<int32_t> instances;
     std::vector<size_t> offsets;  // of the value entries
     std::vector<uint32_t> sizes;  // strings: each with its NUL, as laid out
   };
   std::vector<Set> sets;
-  std::vector<mmvlog::format::SetLayout> layout;
-  for (const auto& [metric, values] : values_of) {
-    const MmvType type = file->metrics[metric].type;
-    if (type != MmvType::kU64 && type != MmvType::kString) {
-      std::fprintf(stderr, "floor_recorder: only U64 and STRING metrics\n");
-      return 2;
+  for (const std::string& path : paths) {
+    const int in = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (in < 0) return Fail(path.c_str());
+    if (::fstat(in, &st) != 0) return Fail("fstat");
+    const size_t size = static_cast<size_t>(st.st_size);
+    auto* map = static_cast<const uint8_t*>(::mmap(nullptr, size, PROT_READ, MAP_SHARED, in, 0));
+    if (map == MAP_FAILED) return Fail("mmap");
+    ::close(in);
+    absl::StatusOr<MmvFile> file = mmvlog::format::ParseMmv(std::span<const uint8_t>(map, size));
+    if (!file.ok()) {
+      std::fprintf(stderr, "%s: %s\n", path.c_str(), std::string(file.status().message()).c_str());
+      return 1;
     }
-    Set s{type == MmvType::kString, {}, {}, {}};
-    for (size_t v : values) {
-      s.instances.push_back(file->values[v].instance);
-      s.offsets.push_back(file->values[v].offset);
+    std::map<uint32_t, std::vector<size_t>> values_of;  // metric index -> value indices
+    for (size_t i = 0; i < file->values.size(); ++i) {
+      values_of[file->values[i].metric_index].push_back(i);
     }
-    sets.push_back(std::move(s));
+    for (const auto& [metric, values] : values_of) {
+      const MmvType type = file->metrics[metric].type;
+      if (type != MmvType::kU64 && type != MmvType::kString) {
+        std::fprintf(stderr, "floor_recorder: only U64 and STRING metrics\n");
+        return 2;
+      }
+      const auto cluster = static_cast<uint32_t>(file->header.cluster) & 0xfff;
+      Set s{map, size, mmvlog::format::PmidBuild(70, cluster, file->metrics[metric].item),
+            type == MmvType::kString, {}, {}, {}};
+      for (size_t v : values) {
+        s.instances.push_back(file->values[v].instance);
+        s.offsets.push_back(file->values[v].offset);
+      }
+      sets.push_back(std::move(s));
+    }
   }
+  std::vector<mmvlog::format::SetLayout> layout;
   auto make = [&]() {
     layout.clear();
-    size_t i = 0;
-    for (const auto& [metric, values] : values_of) {
-      Set& s = sets[i++];
+    for (Set& s : sets) {
       if (s.string) {
         s.sizes.clear();
         for (size_t off : s.offsets) {
-          s.sizes.push_back(static_cast<uint32_t>(StringAt(map, size, off).size() + 1));
+          s.sizes.push_back(static_cast<uint32_t>(StringAt(s.map, s.size, off).size() + 1));
         }
       }
-      layout.push_back({mmvlog::format::PmidBuild(70, 1, file->metrics[metric].item),
-                        s.string ? mmvlog::format::kTypeString : mmvlog::format::kTypeU64, 0,
-                        s.instances, s.sizes});
+      layout.push_back({s.pmid, s.string ? mmvlog::format::kTypeString : mmvlog::format::kTypeU64,
+                        0, s.instances, s.sizes});
     }
     return mmvlog::format::ResultTemplate::FromLayout(mmvlog::format::kLogVersion3, {}, layout);
   };
@@ -174,7 +197,7 @@ int main(int argc, char** argv) {
         const mmvlog::format::ValueSlots& slots = tmpl->sets()[i];
         for (size_t k = 0; k < s.offsets.size(); ++k) {
           if (s.string) {
-            const std::string text = StringAt(map, size, s.offsets[k]);
+            const std::string text = StringAt(s.map, s.size, s.offsets[k]);
             if (!tmpl->StoreString(i, k, {reinterpret_cast<const uint8_t*>(text.data()),
                                           text.size()})) {
               tmpl = make();  // a string changed its padded size: lay out again
@@ -184,7 +207,7 @@ int main(int argc, char** argv) {
             continue;
           }
           uint64_t v;
-          std::memcpy(&v, map + s.offsets[k], sizeof(v));
+          std::memcpy(&v, s.map + s.offsets[k], sizeof(v));
           mmvlog::format::StoreBig64(record + slots.first + k * slots.stride, v);
         }
       }

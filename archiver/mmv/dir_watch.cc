@@ -6,12 +6,37 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 
 namespace mmvlog::archiver {
+namespace {
+
+// Reads one inotify descriptor's queued events, calling fn(event) for each;
+// false when the descriptor failed.
+template <typename Fn>
+bool ReadEvents(int fd, Fn&& fn) {
+  alignas(struct inotify_event) char buf[4096];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n <= 0) return n == 0 || errno == EAGAIN || errno == EINTR;
+    for (ssize_t at = 0; at < n;) {
+      const auto* e = reinterpret_cast<const struct inotify_event*>(buf + at);
+      fn(*e);
+      at += static_cast<ssize_t>(sizeof(struct inotify_event) + e->len);
+    }
+  }
+}
+
+absl::string_view EventName(const struct inotify_event& e) {
+  // The name is NUL-padded to its length.
+  return e.len > 0 ? absl::string_view(e.name) : absl::string_view();
+}
+
+}  // namespace
 
 absl::StatusOr<DirWatch> DirWatch::Open(const std::string& dir) {
   const int fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
@@ -23,11 +48,31 @@ absl::StatusOr<DirWatch> DirWatch::Open(const std::string& dir) {
     ::close(fd);
     return absl::ErrnoToStatus(err, absl::StrCat("watch ", dir));
   }
-  return DirWatch(fd);
+  // Without the files' watch (inotify refused a second instance) every
+  // file is looked at every tick, as before it.
+  int files_fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  if (files_fd >= 0 && ::inotify_add_watch(files_fd, dir.c_str(), IN_MODIFY | IN_ONLYDIR) < 0) {
+    ::close(files_fd);
+    files_fd = -1;
+  }
+  return DirWatch(fd, files_fd);
 }
+
+DirWatch::DirWatch(DirWatch&& o) noexcept
+    : fd_(std::exchange(o.fd_, -1)),
+      files_fd_(std::exchange(o.files_fd_, -1)),
+      changed_(o.changed_),
+      waited_(o.waited_),
+      lost_(o.lost_),
+      last_look_ns_(o.last_look_ns_),
+      touched_(std::move(o.touched_)),
+      touched_before_(std::move(o.touched_before_)),
+      overflow_(o.overflow_),
+      overflow_before_(o.overflow_before_) {}
 
 DirWatch::~DirWatch() {
   if (fd_ >= 0) ::close(fd_);
+  if (files_fd_ >= 0) ::close(files_fd_);
 }
 
 DirWatch::Woken DirWatch::Wait(absl::Time deadline) {
@@ -50,27 +95,38 @@ DirWatch::Woken DirWatch::Wait(absl::Time deadline) {
 }
 
 void DirWatch::Drain() {
-  alignas(struct inotify_event) char buf[4096];
-  for (;;) {
-    const ssize_t n = ::read(fd_, buf, sizeof buf);
-    if (n <= 0) {
-      if (n < 0 && errno != EAGAIN && errno != EINTR) lost_ = true;
-      return;
-    }
+  const bool ok = ReadEvents(fd_, [&](const struct inotify_event& e) {
     changed_ = true;
-    for (ssize_t at = 0; at < n;) {
-      const auto* e = reinterpret_cast<const struct inotify_event*>(buf + at);
-      if (e->mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF | IN_Q_OVERFLOW | IN_UNMOUNT)) {
-        lost_ = true;
-      }
-      at += static_cast<ssize_t>(sizeof(struct inotify_event) + e->len);
+    if (e.mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF | IN_Q_OVERFLOW | IN_UNMOUNT)) {
+      lost_ = true;
     }
+    // A name created, removed or renamed over is another file now.
+    if (absl::string_view name = EventName(e); !name.empty()) touched_.emplace(name);
+  });
+  if (!ok) lost_ = true;
+}
+
+void DirWatch::DrainFiles() {
+  if (files_fd_ < 0) return;
+  const bool ok = ReadEvents(files_fd_, [&](const struct inotify_event& e) {
+    if (e.mask & IN_Q_OVERFLOW) overflow_ = true;
+    if (absl::string_view name = EventName(e); !name.empty()) touched_.emplace(name);
+  });
+  if (!ok) {
+    ::close(files_fd_);
+    files_fd_ = -1;
   }
 }
+
+void DirWatch::Poll() { DrainFiles(); }
 
 bool DirWatch::TakeChanged() {
   if (!waited_) Drain();
   waited_ = false;
+  // A new round: what happened before it is what this scan looks at.
+  touched_before_.clear();
+  std::swap(touched_, touched_before_);
+  overflow_before_ = std::exchange(overflow_, false);
   struct timespec now;
   ::clock_gettime(CLOCK_MONOTONIC, &now);
   const int64_t now_ns = int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec;
@@ -78,6 +134,12 @@ bool DirWatch::TakeChanged() {
   changed_ = false;
   if (changed) last_look_ns_ = now_ns;
   return changed;
+}
+
+bool DirWatch::Quiet(absl::string_view name) const {
+  if (lost_ || files_fd_ < 0 || overflow_ || overflow_before_) return false;
+  if (touched_.empty() && touched_before_.empty()) return true;  // a steady tick: no hashing
+  return !touched_.contains(name) && !touched_before_.contains(name);
 }
 
 }  // namespace mmvlog::archiver

@@ -1,7 +1,5 @@
 #include "archiver/mmv/mmv_file_set.h"
 
-#include <errno.h>
-#include <signal.h>
 
 #include <algorithm>
 
@@ -12,10 +10,6 @@
 
 namespace mmvlog::archiver {
 namespace {
-
-bool ProcessAlive(int32_t pid) {
-  return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM);
-}
 
 void Offer(const MappedFile& f, std::vector<OfferedMetric>* out) {
   for (const MappedMetric& m : f.metrics) {
@@ -60,14 +54,22 @@ const std::map<std::string, std::string>& MmvFileSet::ListFiles(bool unchanged) 
       last_dir_error_ = err;
       listed_.clear();
       listed_valid_ = false;
+      ++listed_serial_;
       AddNamedFiles();
       return listed_;
     }
     last_dir_error_.clear();
+    // The path names another directory than the one watched: the watch
+    // hears nothing of it.
+    if (options_.watch != nullptr && dir_->dir_fd() != nullptr) {
+      if (watched_dir_ != nullptr && watched_dir_ != dir_->dir_fd().get()) options_.watch->Lose();
+      watched_dir_ = dir_->dir_fd().get();
+    }
     if (dir_->reads() != listed_reads_) fresh = true;
     if (fresh) {
       listed_ = dir_->files();
       listed_reads_ = dir_->reads();
+      ++listed_serial_;
       // Whatever is not a regular file is said once, when first seen.
       for (const auto& [name, kind] : dir_->skipped()) {
         if (skipped_logged_.insert(name).second) {
@@ -84,6 +86,7 @@ const std::map<std::string, std::string>& MmvFileSet::ListFiles(bool unchanged) 
     if (options_.mmv_dir.empty()) listed_.clear();
     AddNamedFiles();
     listed_valid_ = true;
+    ++listed_serial_;
   }
   return listed_;
 }
@@ -105,15 +108,10 @@ void MmvFileSet::Problem(File& f, const std::string& name, const std::string& wh
 void MmvFileSet::Drop(File& f, const std::string& problem) {
   Problem(f, f.name(), problem);
   f.mapped_.reset();
+  steady_ = false;
 }
 
-MmvFileSet::Live MmvFileSet::Scan(bool retake, bool mapped_values, bool* need_mark) {
-  // Asked once a scan (it consumes what the watch saw); a retaken tick
-  // looks at everything.
-  const bool unchanged = !retake && dir_ != nullptr && options_.mmv_dir_changed != nullptr &&
-                         !options_.mmv_dir_changed();
-  const std::map<std::string, std::string>& listed = ListFiles(unchanged);
-  empty_ = listed.empty();
+void MmvFileSet::Arrange(const std::map<std::string, std::string>& listed, bool* need_mark) {
   for (auto it = files_.begin(); it != files_.end();) {
     if (!listed.contains(it->first)) {
       if (it->second.mapped_) {
@@ -125,7 +123,7 @@ MmvFileSet::Live MmvFileSet::Scan(bool retake, bool mapped_values, bool* need_ma
       ++it;
     }
   }
-  Live live;
+  order_.clear();
   for (const auto& [name, path] : listed) {
     File& f = files_[name];
     // Files of the directory are opened relative to it (never through a
@@ -142,37 +140,79 @@ MmvFileSet::Live MmvFileSet::Scan(bool retake, bool mapped_values, bool* need_ma
       f.source_ = dir != nullptr ? std::make_unique<MmvSource>(dir, name, path)
                                  : std::make_unique<MmvSource>(path);
     }
+    order_.push_back(&f);
+  }
+  arranged_serial_ = listed_serial_;
+}
+
+const MmvFileSet::Live& MmvFileSet::Scan(bool retake, bool mapped_values, bool* need_mark) {
+  // Asked once a scan (it consumes what the watch saw); a retaken tick
+  // looks at everything.
+  DirWatch* watch = retake ? nullptr : options_.watch;
+  const bool unchanged = watch != nullptr && dir_ != nullptr && !watch->TakeChanged();
+  const std::map<std::string, std::string>& listed = ListFiles(unchanged);
+  empty_ = listed.empty();
+  // The files in order, arranged again only when the listing was read
+  // again: a steady tick looks nothing up by name.
+  const bool arranged = arranged_serial_ == listed_serial_;
+  if (!arranged) Arrange(listed, need_mark);
+  const bool exits = processes_.Poll();
+  // A steady tick: the same files, every one read in place last time, no
+  // event for any of them, no process gone, nothing mapped since. Each
+  // snapshot would be the one it gave last time, so the last ones stand
+  // (their reads are still checked, after them: ResultWriter).
+  if (steady_ && arranged && !exits && watch != nullptr && mapped_values && watch->AllQuiet() &&
+      steady_mappings_ == mapping_serial_) {
+    return live_;
+  }
+  live_.clear();
+  live_.reserve(order_.size());
+  bool all_in_place = watch != nullptr && mapped_values;
+  for (File* file : order_) {
+    File& f = *file;
+    const std::string& name = f.name_;
     // Values are read in place for a file whose layout is fixed (the
     // record template's fast path) when the tick writes one result; a torn
     // read retakes the tick from copies (ResultWriter).
     const bool in_place = !retake && mapped_values && f.mapped_ != nullptr &&
                           f.mapped_->fixed_layout && !f.mapped_->shares_cluster;
-    absl::StatusOr<MmvSnapshot> snap =
-        f.source_->Snapshot(in_place ? MmvSource::kMapped : MmvSource::kCopied,
-                            /*same_entry=*/unchanged && dir != nullptr);
+    // A file no event named since the last scan keeps its entry and size:
+    // not stat'ed (entries created, removed or renamed, and writes or
+    // truncations, are all events).
+    const bool same_entry = watch != nullptr && f.dir_ != nullptr && watch->Quiet(name);
+    absl::StatusOr<MmvSnapshot> snap = f.source_->Snapshot(
+        in_place ? MmvSource::kMapped : MmvSource::kCopied, same_entry);
     bool ok = snap.ok();
     if (!ok) {
       Problem(f, name, std::string(snap.status().message()));
-    } else if ((snap->file->header.flags & format::kMmvFlagProcess) &&
-               !ProcessAlive(snap->file->header.process)) {
-      Problem(f, name, absl::StrCat("process ", snap->file->header.process, " has exited"));
-      ok = false;
+    } else if (snap->file->header.flags & format::kMmvFlagProcess) {
+      const int32_t pid = snap->file->header.process;
+      if (snap->reloaded) processes_.Forget(pid);
+      if (!processes_.Alive(pid)) {
+        Problem(f, name, absl::StrCat("process ", pid, " has exited"));
+        ok = false;
+      }
     }
     if (!ok) {
       if (f.mapped_) *need_mark = true;
       f.mapped_.reset();
+      all_in_place = false;
       continue;
     }
     if (!f.last_error_.empty()) {
       log_(LogLevel::kInfo, absl::StrCat(name, ": readable again"));
       f.last_error_.clear();
     }
-    live.push_back({&f, std::move(*snap)});
+    all_in_place = all_in_place && snap->mapped;
+    live_.push_back({&f, std::move(*snap)});
   }
-  return live;
+  processes_.Sweep();
+  steady_ = all_in_place;
+  steady_mappings_ = mapping_serial_;
+  return live_;
 }
 
-absl::Status MmvFileSet::MapChanged(Live& live, MmvMapper& mapper, bool conflict_rotates,
+absl::Status MmvFileSet::MapChanged(const Live& live, MmvMapper& mapper, bool conflict_rotates,
                                     bool* need_mark) {
   auto unchanged = [](const LiveFile& l) {
     return l.file->mapped_ && !l.snap.reloaded && l.file->mapped_->mmv == l.snap.file;
@@ -183,7 +223,7 @@ absl::Status MmvFileSet::MapChanged(Live& live, MmvMapper& mapper, bool conflict
   std::vector<std::pair<std::string, int32_t>> clusters;
   for (const auto& [f, snap] : live) clusters.push_back({f->name(), snap.file->header.cluster});
   mapper.ReserveClusters(clusters);
-  for (LiveFile& l : live) {
+  for (const LiveFile& l : live) {
     if (unchanged(l)) continue;
     File* f = l.file;
     const MmvSnapshot& snap = l.snap;
@@ -212,6 +252,7 @@ absl::Status MmvFileSet::MapChanged(Live& live, MmvMapper& mapper, bool conflict
 }
 
 void MmvFileSet::ForgetMappings() {
+  steady_ = false;
   for (auto& [name, f] : files_) {
     f.mapped_.reset();  // mapped again (and described again) by the next tick
     f.recorded_ = false;
@@ -261,7 +302,9 @@ void MmvFileSet::Parts(const Live& live, const GroupSelection* group, uint64_t p
     if (!f->mapped_) continue;
     std::shared_ptr<const MappedFile> p = Projected(*f, group, plan_version);
     if (p->metrics.empty()) continue;
-    parts->push_back({std::move(p), snap.image, snap.mapped ? f->source_.get() : nullptr});
+    MmvSource* source = snap.mapped ? f->source_.get() : nullptr;
+    DirWatch* watch = source != nullptr && f->dir_ != nullptr ? options_.watch : nullptr;
+    parts->push_back({std::move(p), snap.image, source, watch});
     f->recorded_ = true;
   }
 }
@@ -276,7 +319,7 @@ std::vector<OfferedMetric> MmvFileSet::Offered(const Live& live) const {
 
 std::vector<OfferedMetric> MmvFileSet::Survey(const MappingOptions& mapping) {
   bool need_mark = false;
-  Live live = Scan(/*retake=*/false, /*mapped_values=*/false, &need_mark);
+  const Live& live = Scan(/*retake=*/false, /*mapped_values=*/false, &need_mark);
   MmvMapper mapper(mapping);
   std::vector<std::pair<std::string, int32_t>> clusters;
   for (const auto& [f, snap] : live) clusters.push_back({f->name(), snap.file->header.cluster});

@@ -34,9 +34,11 @@
 
 #include "absl/status/status.h"
 #include "archiver/mmv/dir_listing.h"
+#include "archiver/mmv/dir_watch.h"
 #include "archiver/schedule/log_plan.h"
 #include "archiver/mmv/mmv_mapping.h"
 #include "archiver/mmv/mmv_source.h"
+#include "archiver/mmv/process_watch.h"
 #include "archiver/store/log.h"
 #include "format/archive/archive_meta.h"
 
@@ -45,18 +47,24 @@ namespace mmvlog::archiver {
 struct MmvFileSetOptions {
   std::string mmv_dir;             // listed every scan; "" for none
   std::vector<std::string> files;  // MMV files named explicitly
-  // Whether mmv_dir's entries may have changed since the last call
-  // (RecorderOptions::mmv_dir_changed). Null: look every scan.
-  std::function<bool()> mmv_dir_changed;
+  // mmv_dir's watch (RecorderOptions::mmv_dir_watch), set up before the
+  // first listing: what changed since the last scan, so that an unchanged
+  // directory is not read and files no event named are not stat'ed. Null:
+  // look at everything every scan.
+  DirWatch* watch = nullptr;
 };
 
 // What one live file gives one group's result: its mapping as the group
 // logs it, and where its values are: in `source`'s mapping when set (a
 // mapped snapshot, read through MmvSource::ReadMapped), else in `image`.
+// `watch`: the directory's watch, for a mapped file that is in it (after
+// the reads, DirWatch::Poll then Quiet(source->name()) spare the fstat of
+// MmvSource::StillCurrent).
 struct FilePart {
   std::shared_ptr<const MappedFile> file;
   std::span<const uint8_t> image;
   MmvSource* source = nullptr;
+  DirWatch* watch = nullptr;
 };
 
 class MmvFileSet {
@@ -100,7 +108,9 @@ class MmvFileSet {
   // being taken again from copies, so every name is looked at and every
   // value copied; `mapped_values`: values may be read in place (one result
   // per tick). Sets *need_mark when a recorded file is gone or failed.
-  Live Scan(bool retake, bool mapped_values, bool* need_mark);
+  // The answer is valid until the next Scan (a steady tick's is the last
+  // one's: nothing is looked at again that the watches say is unchanged).
+  const Live& Scan(bool retake, bool mapped_values, bool* need_mark);
   // Whether the last Scan listed no file at all.
   bool empty() const { return empty_; }
 
@@ -108,7 +118,8 @@ class MmvFileSet {
   // PMIDs. A name whose PMID would change is AlreadyExists (the caller
   // starts a new archive) when `conflict_rotates`, else that file is not
   // recorded. Sets *need_mark for a restarted or returning file.
-  absl::Status MapChanged(Live& live, MmvMapper& mapper, bool conflict_rotates, bool* need_mark);
+  absl::Status MapChanged(const Live& live, MmvMapper& mapper, bool conflict_rotates,
+                          bool* need_mark);
   // Stops recording `f` after a problem with its metadata (logged once).
   void Drop(File& f, const std::string& problem);
   // A new archive: every file is mapped, described and recorded afresh.
@@ -142,6 +153,9 @@ class MmvFileSet {
   // those named. Valid until the next call.
   const std::map<std::string, std::string>& ListFiles(bool unchanged = false);
   void AddNamedFiles();
+  // Makes files_ hold exactly the names `listed` (a name that left is
+  // forgotten, a recorded one reported gone: *need_mark) and order_ them.
+  void Arrange(const std::map<std::string, std::string>& listed, bool* need_mark);
   void Problem(File& f, const std::string& name, const std::string& what);
   // `f`'s mapping as `group` logs it (itself without a plan).
   std::shared_ptr<const MappedFile> Projected(File& f, const GroupSelection* group,
@@ -150,8 +164,18 @@ class MmvFileSet {
   MmvFileSetOptions options_;
   LogFunction log_;
   std::map<std::string, File> files_;  // by name, alphabetical
+  std::vector<File*> order_;           // files_ in order, as last Arranged
+  uint64_t listed_serial_ = 0;         // counts changes of listed_
+  uint64_t arranged_serial_ = UINT64_MAX;  // listed_serial_ order_ is of
+  ProcessWatch processes_;  // of the files flagged MMV_FLAG_PROCESS
+  Live live_;               // the last Scan's answer
+  // live_ holds an in-place snapshot of every file (made while
+  // mapping_serial_ was steady_mappings_): a quiet tick reuses it.
+  bool steady_ = false;
+  uint64_t steady_mappings_ = 0;
   std::unique_ptr<DirListing> dir_;    // of options_.mmv_dir
   std::string last_dir_error_;
+  const FileDescriptor* watched_dir_ = nullptr;  // the directory the watch is of
   std::map<std::string, std::string> listed_;  // ListFiles' answer
   bool listed_valid_ = false;   // listed_ is of the last good listing
   uint64_t listed_reads_ = 0;   // DirListing::reads() when listed_ was made

@@ -116,6 +116,7 @@ absl::Status MmvSource::LoadAll() {
     hot_ranges_ = std::move(merged);
     file_size_ = size;
     file_ = std::make_shared<const MmvFile>(std::move(*parsed));
+    std::memcpy(header_, image_.data(), sizeof(header_));
     // The same bytes, mapped, for Snapshot(kMapped). Without a mapping
     // (mmap refused) every snapshot is a copy.
     absl::StatusOr<GuardedMapping> map = GuardedMapping::Map(fd_.get(), image_.size(), path_);
@@ -146,23 +147,24 @@ absl::Status MmvSource::RefreshValues(bool* consistent) {
 }
 
 bool MmvSource::GenerationCurrent() const {
-  uint8_t header[format::kMmvHeaderSize];
-  if (file_ == nullptr || map_.size() < sizeof(header)) return false;
+  if (file_ == nullptr || map_.size() < sizeof(header_)) return false;
+  bool current = false;
   // Fences on each side: the header is read after the caller's reads of
   // the values and before the next ones, as the pread path's are.
   std::atomic_thread_fence(std::memory_order_acquire);
-  if (!ReadMapped([&](std::span<const uint8_t> bytes) {
-        std::memcpy(header, bytes.data(), sizeof(header));
-      })) {
+  if (!ReadMapped([&](std::span<const uint8_t> bytes) { current = HeaderMatches(bytes); })) {
     return false;
   }
   std::atomic_thread_fence(std::memory_order_acquire);
-  absl::StatusOr<MmvHeader> h = format::ParseMmvHeader(header);
-  return h.ok() && h->generation1 == file_->header.generation1;
+  return current;
 }
 
-bool MmvSource::StillCurrent() const {
-  if (!GenerationCurrent()) return false;
+bool MmvSource::StillCurrent(bool size_known) const {
+  return GenerationCurrent() && SizeCurrent(size_known);
+}
+
+bool MmvSource::SizeCurrent(bool size_known) const {
+  if (size_known) return true;
   // A file cut short reads as zeros past its end (to the end of that page)
   // where pread stops short: the stress tests' writers that truncate and
   // rewrite in place showed such reads between two good headers. Any other
@@ -201,8 +203,11 @@ absl::StatusOr<MmvSnapshot> MmvSource::Snapshot(Values values, bool same_entry) 
     size = static_cast<uint64_t>(st->st_size);
   }
   if (file_ != nullptr && size == file_size_) {
-    // The generation check before the caller's reads (StillCurrent after).
-    if (values == kMapped && map_.valid() && GenerationCurrent()) {
+    // The generation check before the caller's reads (StillCurrent or
+    // ReadMappedCurrent after); for a file the watch heard nothing of, only
+    // after: a new generation in place, which libpcp_mmv never writes (it
+    // makes a new file), costs a retaken tick.
+    if (values == kMapped && map_.valid() && (same_entry || GenerationCurrent())) {
       return MmvSnapshot{file_, image_, false, true};
     }
     bool consistent = false;

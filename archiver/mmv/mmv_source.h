@@ -21,7 +21,9 @@
 // ReadMapped() (a file that shrinks mid-read is a failed read, not a
 // SIGBUS) and then asks StillCurrent(): the generation and size checks that
 // follow a copy, done after the caller's own reads. Per tick that is one
-// stat and one fstat where a copy costs a stat and three preads.
+// stat and one fstat where a copy costs a stat and three preads; with a
+// DirWatch that heard nothing of the file (same_entry, size_known), no
+// system call at all.
 //
 // Hostile files: the file is opened with O_NOFOLLOW | O_NONBLOCK (relative to
 // the MMV directory's descriptor when it came from a listing) and must be a
@@ -35,7 +37,9 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <span>
 #include <string>
@@ -45,6 +49,7 @@
 #include "absl/status/statusor.h"
 #include "archiver/mmv/guarded_mapping.h"
 #include "archiver/file/posix_file.h"
+#include "format/mmv/mmv_format.h"
 #include "format/mmv/mmv_reader.h"
 
 namespace mmvlog::archiver {
@@ -106,13 +111,39 @@ class MmvSource {
   // For a mapped snapshot, after reading it: the header's generations are
   // still the settled ones the metadata was parsed with and the file is
   // still the size it was parsed at, so what was read belongs to that
-  // metadata (one fstat).
-  bool StillCurrent() const;
+  // metadata. `size_known`: the caller knows the size did not change since
+  // the snapshot (a DirWatch heard nothing of the file since, looking after
+  // the read), so it is not asked again; otherwise one fstat.
+  bool StillCurrent(bool size_known = false) const;
+  // For a mapped snapshot, the steady tick's read in one guarded pass:
+  // fn(bytes) over the mapping, then the header compared with the settled
+  // one the metadata was parsed from (StillCurrent's first check, done
+  // after fn's reads). kFaulted: the file shrank under the read (fn
+  // abandoned); kChanged: the header moved (a new generation), so what fn
+  // read may not belong to the metadata. The size is SizeCurrent's.
+  enum class MappedRead { kCurrent, kChanged, kFaulted };
+  template <typename Fn>
+  MappedRead ReadMappedCurrent(Fn&& fn) const {
+    bool current = false;
+    if (!map_.valid() || !map_.Read([&](std::span<const uint8_t> bytes) {
+          fn(bytes);
+          std::atomic_thread_fence(std::memory_order_acquire);
+          current = HeaderMatches(bytes);
+        })) {
+      return MappedRead::kFaulted;
+    }
+    return current ? MappedRead::kCurrent : MappedRead::kChanged;
+  }
+  // StillCurrent's second check: the file is the size it was parsed at
+  // (one fstat, unless `size_known`).
+  bool SizeCurrent(bool size_known) const;
   // For a mapped snapshot: its values copied into the private image (as
   // kCopied would have), checked with StillCurrent; Unavailable otherwise.
   absl::StatusOr<std::span<const uint8_t>> CopyMapped();
 
   const std::string& path() const { return path_; }
+  // The name it was opened by: relative to the directory, or the path.
+  const std::string& name() const { return name_; }
 
  private:
   absl::Status Reopen();
@@ -123,6 +154,13 @@ class MmvSource {
   absl::StatusOr<format::MmvHeader> ReadHeader();
   // The mapped header's generations are the settled ones of file_.
   bool GenerationCurrent() const;
+  // `bytes` (the mapping) begins with the header file_ was parsed from,
+  // byte for byte (the generations, and the TOC count, flags, process and
+  // cluster they settle).
+  bool HeaderMatches(std::span<const uint8_t> bytes) const {
+    return bytes.size() >= sizeof(header_) &&
+           std::memcmp(bytes.data(), header_, sizeof(header_)) == 0;
+  }
 
   int dir_fd() const { return dir_ != nullptr ? dir_->get() : -1; }
 
@@ -137,6 +175,7 @@ class MmvSource {
   std::vector<uint8_t> image_;
   GuardedMapping map_;  // the bytes image_ holds, mapped (when mmap worked)
   std::shared_ptr<const format::MmvFile> file_;
+  uint8_t header_[format::kMmvHeaderSize] = {};  // file_'s, as read
   // [offset, size) ranges re-read per sample, coalesced and sorted.
   std::vector<std::pair<uint64_t, uint64_t>> hot_ranges_;
 };

@@ -14,7 +14,7 @@ using format::Timestamp;
 
 Recorder::Recorder(RecorderOptions options, LogFunction log)
     : mapping_(options.mapping),
-      files_({options.mmv_dir, options.files, options.mmv_dir_changed}, log),
+      files_({options.mmv_dir, options.files, options.mmv_dir_watch}, log),
       session_({options.archive_base, options.archive, options.host, options.label_hostname,
                 options.mapping, options.volume_samples, options.resume},
                log),
@@ -47,7 +47,7 @@ absl::Status Recorder::Tick(absl::Time now, const std::vector<size_t>* group_ids
   bool need_mark = false;
   Timestamp stamp = session_.Stamp(now, &need_mark);
   // Values are read in place only when the tick writes one result (no plan).
-  MmvFileSet::Live live = files_.Scan(copy_values_, plan_.plan() == nullptr, &need_mark);
+  const MmvFileSet::Live& live = files_.Scan(copy_values_, plan_.plan() == nullptr, &need_mark);
   if (std::optional<absl::Status> done = session_.Ensure(now, !live.empty())) return *done;
   if (session_.TakeCreated()) feed_.Start();
   need_mark = need_mark || session_.TakeGap();
@@ -77,7 +77,7 @@ absl::Status Recorder::Rotate(absl::Time now, const std::string& why) {
   return absl::OkStatus();
 }
 
-std::optional<absl::Status> Recorder::MapChanged(absl::Time now, MmvFileSet::Live& live,
+std::optional<absl::Status> Recorder::MapChanged(absl::Time now, const MmvFileSet::Live& live,
                                                  bool* need_mark,
                                                  const std::vector<size_t>* group_ids) {
   absl::Status s = files_.MapChanged(live, session_.pmids(),
@@ -96,7 +96,12 @@ std::optional<absl::Status> Recorder::DescribeNew(absl::Time now, const MmvFileS
     // metadata: every file is described again.
     metadata_.ForgetAll();
     described_writer_ = session_.writer_serial();
+    described_ = {};
   }
+  // Nothing mapped since every mapped file was described (under this plan
+  // version): a steady tick looks nothing up.
+  const std::pair<uint64_t, uint64_t> now_mapped{files_.mapping_serial(), plan_.version()};
+  if (described_ == now_mapped) return std::nullopt;
   for (const auto& [f, snap] : live) {
     if (!f->mapped() || metadata_.Current(*f, plan_.version())) continue;
     absl::Status s =
@@ -119,6 +124,7 @@ std::optional<absl::Status> Recorder::DescribeNew(absl::Time now, const MmvFileS
     }
   }
   metadata_.KeepOnly(live);
+  described_ = now_mapped;
   return std::nullopt;
 }
 

@@ -53,6 +53,7 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "archiver/mmv/dir_watch.h"
 #include "archiver/session/archive_session.h"
 #include "archiver/session/host_identity.h"
 #include "archiver/session/live_feed.h"
@@ -70,11 +71,11 @@ namespace mmvlog::archiver {
 struct RecorderOptions {
   std::string mmv_dir;             // scanned every sample; "" for none
   std::vector<std::string> files;  // MMV files named explicitly
-  // Whether mmv_dir's entries may have changed since the last call (a
-  // DirWatch::TakeChanged set up before the first sample). When it says
-  // no, a tick looks at neither the directory nor its files' names (their
-  // values and generations are still read). Null: look every tick.
-  std::function<bool()> mmv_dir_changed;
+  // mmv_dir's watch, set up before the first sample (it must outlive the
+  // Recorder). A tick whose entries did not change does not read the
+  // directory, and a file no event named is not stat'ed (its values and
+  // generation are still read). Null: look at everything every tick.
+  DirWatch* mmv_dir_watch = nullptr;
   MappingOptions mapping;
   std::string archive_base;        // e.g. /var/log/mmvlog/20261122.10.00
   ArchiveOptions archive;          // version, volume size, ...
@@ -177,7 +178,7 @@ class Recorder {
   // nullopt goes on; a status ends the tick with it (a full disk waited
   // out, a rotation that ran the tick again).
   absl::Status Tick(absl::Time now, const std::vector<size_t>* group_ids);
-  std::optional<absl::Status> MapChanged(absl::Time now, MmvFileSet::Live& live,
+  std::optional<absl::Status> MapChanged(absl::Time now, const MmvFileSet::Live& live,
                                          bool* need_mark, const std::vector<size_t>* group_ids);
   std::optional<absl::Status> DescribeNew(absl::Time now, const MmvFileSet::Live& live,
                                           format::Timestamp stamp,
@@ -194,6 +195,8 @@ class Recorder {
   PlanState plan_;
   MetadataLog metadata_;
   uint64_t described_writer_ = 0;  // session_.writer_serial() metadata_ describes for
+  // (mapping_serial, plan version) when every mapped file was last described.
+  std::pair<uint64_t, uint64_t> described_{UINT64_MAX, UINT64_MAX};
   ResultWriter results_;
   // Counts of what the ticks wrote (the parts count the rest).
   uint64_t samples_ = 0;

@@ -12,7 +12,7 @@ Recording::Recording(RecorderOptions options, LogFunction log) {
     absl::StatusOr<DirWatch> w = DirWatch::Open(options.mmv_dir);
     if (w.ok()) {
       watch_.emplace(std::move(*w));
-      options.mmv_dir_changed = [this] { return watch_->TakeChanged(); };
+      options.mmv_dir_watch = &*watch_;
     }
   }
   recorder_ = std::make_unique<Recorder>(std::move(options), std::move(log));

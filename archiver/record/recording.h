@@ -3,8 +3,8 @@
 //
 // - When the MMV directory is the only source (no files named), it is
 //   watched (DirWatch, inotify) from before its first listing: a tick whose
-//   directory did not change looks at neither the directory nor its files'
-//   names (RecorderOptions::mmv_dir_changed), and an unchanged file's values
+//   directory did not change does not read it, a file no event named is not
+//   stat'ed (RecorderOptions::mmv_dir_watch), and an unchanged file's values
 //   are read where they are (MmvSource's mapped snapshots, the result
 //   template's fast path).
 // - The wait between ticks is on that watch; so is the wait of an empty

@@ -115,21 +115,32 @@ void ResultWriter::NoteUnreadable(std::span<const FilePart> parts) {
 ResultWriter::Stored ResultWriter::StoreTemplate(Output& out, std::span<const FilePart> parts,
                                                  int64_t now_usec) {
   size_t sets = 0;
+  DirWatch* watch = nullptr;
   for (const FilePart& part : parts) {
     if (part.source == nullptr) {
       if (!StoreValues(*part.file, part.image, now_usec, &*out.tmpl, &sets)) return Stored::kRefused;
       continue;
     }
+    // The values, then the header's generations, in one guarded read.
     bool stored = false;
-    size_t next = sets;
-    if (!part.source->ReadMapped([&](std::span<const uint8_t> bytes) {
-          stored = StoreValues(*part.file, bytes, now_usec, &*out.tmpl, &next);
-        })) {
-      return Stored::kTorn;
-    }
+    const MmvSource::MappedRead read =
+        part.source->ReadMappedCurrent([&](std::span<const uint8_t> bytes) {
+          stored = StoreValues(*part.file, bytes, now_usec, &*out.tmpl, &sets);
+        });
+    if (read == MmvSource::MappedRead::kFaulted) return Stored::kTorn;
     if (!stored) return Stored::kRefused;  // the whole path reads it again
-    if (!part.source->StillCurrent()) return Stored::kTorn;
-    sets = next;
+    if (read == MmvSource::MappedRead::kChanged) return Stored::kTorn;
+    if (part.watch != nullptr) watch = part.watch;
+  }
+  // Every file read, then its size checked: one look at the directory's
+  // watch for all of them (events up to now, so any that came during a
+  // read), then an fstat only of the files an event named; so the check
+  // costs one system call whatever the number of files.
+  if (watch != nullptr) watch->Poll();
+  for (const FilePart& part : parts) {
+    if (part.source == nullptr) continue;
+    const bool size_known = part.watch != nullptr && part.watch->Quiet(part.source->name());
+    if (!part.source->SizeCurrent(size_known)) return Stored::kTorn;
   }
   return Stored::kAll;
 }
@@ -141,7 +152,7 @@ void ResultWriter::MakeTemplate(Output& out, std::span<const FilePart> parts, in
   // SetLayout points into these.
   std::vector<std::vector<int32_t>> instances;
   std::vector<std::vector<uint32_t>> sizes;
-  for (const auto& [f, image, source] : parts) {
+  for (const auto& [f, image, source, watch] : parts) {
     // Files sharing a cluster give one set per PMID between them: merged
     // sample by sample, so encoded whole.
     if (!f->fixed_layout || f->shares_cluster || image.size() < f->mmv->size) {

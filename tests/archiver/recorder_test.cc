@@ -322,7 +322,7 @@ TEST_F(RecorderTest, WithADirWatchEveryChangeOfTheEntriesIsSeenAtTheNextTick) {
   absl::StatusOr<DirWatch> watch = DirWatch::Open(dir_);
   ASSERT_OK(watch);
   RecorderOptions o = Options();
-  o.mmv_dir_changed = [&] { return watch->TakeChanged(); };
+  o.mmv_dir_watch = &*watch;
   MmvApp a(Path("alpha"), SimpleSpec());
   a.Create();
   a.SetU64(1, 1);
