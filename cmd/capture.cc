@@ -16,6 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "archiver/file/posix_file.h"
 #include "archiver/mmv/mmv_source.h"
 #include "archiver/record/recorder.h"
 #include "archiver/record/recording.h"
@@ -75,6 +76,7 @@ absl::StatusOr<pid_t> StartCommand(const std::vector<std::string>& command) {
   if (child < 0) return absl::ErrnoToStatus(errno, "fork");
   if (child == 0) {
     ::signal(SIGPIPE, SIG_DFL);  // mmvlog ignores it; the command should not
+    archiver::RestoreOpenFileLimit();  // as the command would have had it
     std::vector<char*> argv;
     for (const std::string& a : command) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);

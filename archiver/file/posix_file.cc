@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "absl/strings/str_cat.h"
@@ -160,6 +161,24 @@ absl::Status WriteFileAtomically(const std::string& path,
     return absl::ErrnoToStatus(err, absl::StrCat("rename ", tmp, " to ", path));
   }
   return absl::OkStatus();
+}
+
+namespace {
+struct rlimit original_files_limit;
+bool files_limit_raised = false;
+}  // namespace
+
+void RaiseOpenFileLimit() {
+  if (files_limit_raised) return;
+  struct rlimit r;
+  if (::getrlimit(RLIMIT_NOFILE, &r) != 0 || r.rlim_cur >= r.rlim_max) return;
+  original_files_limit = r;
+  r.rlim_cur = r.rlim_max;
+  files_limit_raised = ::setrlimit(RLIMIT_NOFILE, &r) == 0;
+}
+
+void RestoreOpenFileLimit() {
+  if (files_limit_raised) (void)::setrlimit(RLIMIT_NOFILE, &original_files_limit);
 }
 
 }  // namespace mmvlog::archiver

@@ -82,6 +82,16 @@ absl::StatusOr<std::string> ReadWholeFile(const std::string& path);
 absl::Status WriteFileAtomically(const std::string& path,
                                  std::span<const uint8_t> data);
 
+// The soft limit of open files raised to the hard one: a recorder keeps
+// each MMV file open (and a pidfd for each flagged process), and a host of
+// a thousand applications needs more than the 1,024 that systemd and
+// shells give by default (systemd's hard limit is 524,288, there to be
+// taken, as its documentation advises programs that need many). Once per
+// process; RestoreOpenFileLimit (in a child, before exec) gives back the
+// soft limit that was, for programs that still use select(2).
+void RaiseOpenFileLimit();
+void RestoreOpenFileLimit();
+
 }  // namespace mmvlog::archiver
 
 #endif  // MMVLOG_ARCHIVER_FILE_POSIX_FILE_H_

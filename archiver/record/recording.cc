@@ -4,10 +4,12 @@
 #include <utility>
 
 #include "absl/time/clock.h"
+#include "archiver/file/posix_file.h"
 
 namespace mmvlog::archiver {
 
 Recording::Recording(RecorderOptions options, LogFunction log) {
+  RaiseOpenFileLimit();
   if (!options.mmv_dir.empty() && options.files.empty()) {
     absl::StatusOr<DirWatch> w = DirWatch::Open(options.mmv_dir);
     if (w.ok()) {
