@@ -42,7 +42,11 @@ class DirListing {
   // empty. `unchanged`: the caller knows the entries have not changed since
   // the last Refresh (a DirWatch set up before it); a good listing is then
   // kept without a look.
-  absl::Status Refresh(bool unchanged = false);
+  // `same_entries`: the caller knows the entries of the directory it
+  // watches have not changed (a DirWatch whole and quiet); only whether the
+  // path still names that directory is looked at (two stats), and the
+  // listing kept if it does.
+  absl::Status Refresh(bool unchanged = false, bool same_entries = false);
   const std::map<std::string, std::string>& files() const { return files_; }
   // Name -> what it is ("symbolic link", "FIFO", ...) of the other entries.
   const std::map<std::string, std::string>& skipped() const { return skipped_; }

@@ -131,6 +131,7 @@ bool DirWatch::TakeChanged() {
   ::clock_gettime(CLOCK_MONOTONIC, &now);
   const int64_t now_ns = int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec;
   const bool changed = changed_ || lost_ || now_ns - last_look_ns_ >= 1'000'000'000;
+  only_looking_ = changed && !changed_ && !lost_;
   changed_ = false;
   if (changed) last_look_ns_ = now_ns;
   return changed;

@@ -56,6 +56,10 @@ class DirWatch {
   // Each call also starts a new round for Quiet: the files named by events
   // before it are the ones a scan must look at.
   bool TakeChanged();
+  // Whether the last TakeChanged said true only for its look once a second:
+  // the watch is whole and no entry changed, so only whether the path
+  // still names the watched directory is in question, not its entries.
+  bool OnlyLooking() const { return only_looking_; }
 
   // Reads the files' events queued now (one non-blocking read): after a
   // tick has read its files' values, so that Quiet tells whether one was
@@ -89,6 +93,7 @@ class DirWatch {
   bool changed_ = true;
   bool waited_ = false;  // a Wait looked at the queue since TakeChanged
   bool lost_ = false;
+  bool only_looking_ = false;
   int64_t last_look_ns_ = 0;  // CLOCK_MONOTONIC when TakeChanged last said true
   // Names with an event this round, and in the round before the last
   // TakeChanged; an overflow of the files' queue in either.

@@ -42,13 +42,14 @@ void Offer(const MappedFile& f, std::vector<OfferedMetric>* out) {
 
 }  // namespace
 
-const std::map<std::string, std::string>& MmvFileSet::ListFiles(bool unchanged) {
+const std::map<std::string, std::string>& MmvFileSet::ListFiles(bool unchanged,
+                                                                bool same_entries) {
   // The listing is built again only when the directory was read again (or
   // failed): a steady tick copies nothing.
   bool fresh = !listed_valid_;
   if (!options_.mmv_dir.empty()) {
     if (dir_ == nullptr) dir_ = std::make_unique<DirListing>(options_.mmv_dir);
-    if (absl::Status s = dir_->Refresh(unchanged); !s.ok()) {
+    if (absl::Status s = dir_->Refresh(unchanged, same_entries); !s.ok()) {
       std::string err(s.message());
       if (err != last_dir_error_) log_(LogLevel::kWarning, err);
       last_dir_error_ = err;
@@ -150,7 +151,8 @@ const MmvFileSet::Live& MmvFileSet::Scan(bool retake, bool mapped_values, bool* 
   // looks at everything.
   DirWatch* watch = retake ? nullptr : options_.watch;
   const bool unchanged = watch != nullptr && dir_ != nullptr && !watch->TakeChanged();
-  const std::map<std::string, std::string>& listed = ListFiles(unchanged);
+  const std::map<std::string, std::string>& listed =
+      ListFiles(unchanged, watch != nullptr && watch->OnlyLooking());
   empty_ = listed.empty();
   // The files in order, arranged again only when the listing was read
   // again: a steady tick looks nothing up by name.

@@ -151,7 +151,8 @@ class MmvFileSet {
  private:
   // Name -> path of the files to read: the directory's (DirListing) and
   // those named. Valid until the next call.
-  const std::map<std::string, std::string>& ListFiles(bool unchanged = false);
+  const std::map<std::string, std::string>& ListFiles(bool unchanged = false,
+                                                      bool same_entries = false);
   void AddNamedFiles();
   // Makes files_ hold exactly the names `listed` (a name that left is
   // forgotten, a recorded one reported gone: *need_mark) and order_ them.

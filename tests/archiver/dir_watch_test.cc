@@ -3,6 +3,7 @@
 #include "archiver/mmv/dir_watch.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -107,6 +108,97 @@ TEST(DirWatch, TakeChangedSaysChangedOnceASecondWithoutEvents) {
   absl::SleepFor(absl::Milliseconds(1050));
   EXPECT_TRUE(w->TakeChanged());
   EXPECT_FALSE(w->TakeChanged());
+}
+
+// Quiet: a file no event named since the round before the last TakeChanged
+// kept its entry and its size. Writes and truncations are events (read by
+// Poll, or by the next TakeChanged's round); stores through a mapping, how
+// MMV values change, are not.
+TEST(DirWatch, QuietUntilAFileIsWrittenCutShortOrReplaced) {
+  const std::string dir = NewDir();
+  const std::string a = dir + "/a", b = dir + "/b";
+  Touch(a);
+  Touch(b);
+  ASSERT_EQ(::truncate(a.c_str(), 8192), 0);
+  absl::StatusOr<DirWatch> w = DirWatch::Open(dir);
+  ASSERT_TRUE(w.ok()) << w.status();
+  // Before the first round nothing is known.
+  EXPECT_FALSE(w->Quiet("a"));
+  EXPECT_FALSE(w->AllQuiet());
+  w->TakeChanged();
+  EXPECT_TRUE(w->Quiet("a"));
+  EXPECT_TRUE(w->Quiet("b"));
+  EXPECT_TRUE(w->AllQuiet());
+
+  // Stores through a shared mapping: no event.
+  const int fd = ::open(a.c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  void* map = ::mmap(nullptr, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  ASSERT_NE(map, MAP_FAILED);
+  static_cast<char*>(map)[100] = 'x';
+  w->Poll();
+  EXPECT_TRUE(w->Quiet("a"));
+  EXPECT_TRUE(w->AllQuiet());
+
+  // Cut short while mapped: seen by the next Poll, for that name only.
+  ASSERT_EQ(::ftruncate(fd, 4096), 0);
+  EXPECT_TRUE(w->Quiet("a"));  // not read yet
+  w->Poll();
+  EXPECT_FALSE(w->Quiet("a"));
+  EXPECT_TRUE(w->Quiet("b"));
+  EXPECT_FALSE(w->AllQuiet());
+  // Still not quiet in the next round (the scan after the event looks);
+  // quiet again in the one after.
+  w->TakeChanged();
+  EXPECT_FALSE(w->Quiet("a"));
+  w->TakeChanged();
+  EXPECT_TRUE(w->Quiet("a"));
+  EXPECT_TRUE(w->AllQuiet());
+  ::munmap(map, 8192);
+  ::close(fd);
+
+  // Written with write(2): an event, read by the Poll after a tick's reads
+  // (TakeChanged reads only the entries' queue), and so not quiet in the
+  // next round either.
+  const int wfd = ::open(b.c_str(), O_WRONLY | O_CLOEXEC);
+  ASSERT_GE(wfd, 0);
+  ASSERT_EQ(::write(wfd, "y", 1), 1);
+  ::close(wfd);
+  w->Poll();
+  EXPECT_FALSE(w->Quiet("b"));
+  EXPECT_FALSE(w->TakeChanged());  // the entries did not change
+  EXPECT_FALSE(w->Quiet("b"));
+  EXPECT_TRUE(w->Quiet("a"));
+
+  // Replaced by rename: the entry's event names it.
+  w->TakeChanged();
+  EXPECT_TRUE(w->Quiet("a"));
+  Touch(dir + "/.a.new");
+  ASSERT_EQ(::rename((dir + "/.a.new").c_str(), a.c_str()), 0);
+  EXPECT_TRUE(w->TakeChanged());
+  EXPECT_FALSE(w->Quiet("a"));
+  // Removed and created again.
+  w->TakeChanged();
+  ASSERT_EQ(::unlink(b.c_str()), 0);
+  Touch(b);
+  EXPECT_TRUE(w->TakeChanged());
+  EXPECT_FALSE(w->Quiet("b"));
+}
+
+TEST(DirWatch, ALostWatchIsNeverQuiet) {
+  const std::string dir = NewDir();
+  Touch(dir + "/a");
+  absl::StatusOr<DirWatch> w = DirWatch::Open(dir);
+  ASSERT_TRUE(w.ok()) << w.status();
+  w->TakeChanged();
+  w->TakeChanged();
+  EXPECT_TRUE(w->Quiet("a"));
+  w->Lose();  // the path came to name another directory
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_FALSE(w->Quiet("a"));
+    EXPECT_FALSE(w->AllQuiet());
+    EXPECT_TRUE(w->TakeChanged());
+  }
 }
 
 TEST(DirWatch, AMissingDirectoryIsAnError) {

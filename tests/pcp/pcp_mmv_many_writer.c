@@ -1,15 +1,17 @@
-/* pcp_mmv_many_writer PREFIX FILES VALUES [UPDATE_MS] [SECONDS]: FILES
+/* pcp_mmv_many_writer PREFIX FILES VALUES [UPDATE_MS] [SECONDS] [CLUSTER]: FILES
  * applications' MMV files written through the real libpcp_mmv by one
  * process, as a host full of instrumented processes has them: for
  * bench/footprint.py's files axis, bench/soak.py's many-files mode and the
  * tests that record such a directory beside pmdammv.
  *
- * File i (0-based) is $PCP_TMP_DIR/mmv/PREFIX<i>, cluster i + 1 (so PMIDs do
- * not clash, as pmdammv wants of different applications), and holds
- * VALUES values: VALUES / I U64 counters "requests<m>" over an I-instance
- * domain "workers" (w0, w1, ...) and VALUES % I singular U64 counters
- * "events<k>", where I is 10 (100 past 10,000 values). Value j of file i starts at i * 100000 + j * 10; update u
- * (1, 2, ...) adds (j % 8) + 1 to every value of every file. Updates come
+ * File i (0-based) is $PCP_TMP_DIR/mmv/PREFIX<i>, cluster CLUSTER + i
+ * (CLUSTER 1 by default; so PMIDs do not clash, as pmdammv wants of
+ * different applications), and holds VALUES values: VALUES / I U64
+ * counters "requests<m>" over an I-instance domain "workers" (w0, w1, ...)
+ * and VALUES % I singular U64 counters "events<k>", where I is 10 (100 past
+ * 10,000 values). Value j of file i starts at (CLUSTER + i) * 100000 +
+ * j * 10 + 1 (never 0); update u (1, 2, ...) adds (j % 8) + 1 to every
+ * value of every file. Updates come
  * every UPDATE_MS milliseconds (default 1000, absolute deadlines) for
  * SECONDS seconds (default: until SIGTERM); UPDATE_MS 0 writes once and
  * waits. Prints the number of values, then "ready", once every file is
@@ -92,13 +94,14 @@ static void *start_file(const char *name, int cluster, long values, pmAtomValue 
 
 int main(int argc, char **argv) {
   if (argc < 4) {
-    fprintf(stderr, "usage: pcp_mmv_many_writer PREFIX FILES VALUES [UPDATE_MS] [SECONDS]\n");
+    fprintf(stderr, "usage: pcp_mmv_many_writer PREFIX FILES VALUES [UPDATE_MS] [SECONDS] [CLUSTER]\n");
     return 2;
   }
   const int files = atoi(argv[2]);
   const long values = atol(argv[3]);
   const long update_ms = argc > 4 ? atol(argv[4]) : 1000;
   const double seconds = argc > 5 ? atof(argv[5]) : 0;
+  const int first_cluster = argc > 6 ? atoi(argv[6]) : 1;
   if (values > 10000) instances = 100;
   if (files < 1 || values < 1 || values / instances + values % instances > 1000) {
     fprintf(stderr, "pcp_mmv_many_writer: FILES >= 1, VALUES 1 .. 100,000\n");
@@ -113,8 +116,11 @@ int main(int argc, char **argv) {
     char name[256];
     snprintf(name, sizeof(name), "%s%d", argv[1], f);
     names[f] = strdup(name);
-    bases[f] = start_file(names[f], f + 1, values, &vals[f], &counts[f]);
-    for (int j = 0; j < counts[f]; ++j) vals[f][j]->ull = (uint64_t)f * 100000 + (uint64_t)j * 10;
+    const int cluster = first_cluster + f;
+    bases[f] = start_file(names[f], cluster, values, &vals[f], &counts[f]);
+    for (int j = 0; j < counts[f]; ++j) {
+      vals[f][j]->ull = (uint64_t)cluster * 100000 + (uint64_t)j * 10 + 1;
+    }
     total += counts[f];
   }
   printf("%ld\nready\n", total);
