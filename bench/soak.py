@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """A soak of `mmvlog record` over a churning MMV directory.
 
-    bench/soak.py [--minutes 60] [--files 200] [--mmvlog PATH] [--churn PATH] [--keep]
+    bench/soak.py [--minutes 60] [--files 200] [--stable 10] [--mmvlog PATH]
+                  [--churn PATH] [--keep]
 
-bench:soak_churn plays the directory: ten stable files updated every 50 ms,
-and FILES more created, grown, truncated, replaced, scribbled on and deleted
-every two seconds. `mmvlog record -t 100msec` records it all the while. Every
+bench:soak_churn plays the directory: STABLE stable files updated every 50
+ms (the first ten with pwrite, the rest through a mapping, as MMV writers
+do; --stable 200 is the many-files mode of issue 32: a host full of
+applications), and FILES more created, grown, truncated, replaced,
+scribbled on and deleted every two seconds. `mmvlog record -t 100msec` records it all the while. Every
 5 s the recorder's open file descriptors, mapped MMV files, RSS and CPU time
 are read from /proc. At the end (SIGTERM) it checks what cannot be noise, and
 fails unless all of it holds:
@@ -21,6 +24,8 @@ fails unless all of it holds:
     sample (none dropped), and the archive holds one record per sample;
   - no sample of a stable file lost: every result record holds every value
     of every stable file;
+  - each change logged once: no file's problem logged twice in a row
+    without its recovery between (counts of the log's lines);
   - pmlogcheck clean.
 
 It also prints the CPU time per sample of both windows and their ratio: the
@@ -84,6 +89,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--minutes", type=float, default=60)
     ap.add_argument("--files", type=int, default=200)
+    ap.add_argument("--stable", type=int, default=10)
     ap.add_argument("--mmvlog", default=os.path.join(here, "..", "bazel-bin", "cmd", "mmvlog"))
     ap.add_argument("--churn", default=os.path.join(here, "..", "bazel-bin", "bench", "soak_churn"))
     ap.add_argument("--dir", default=None)
@@ -96,8 +102,8 @@ def main():
     os.makedirs(mmv_dir, exist_ok=True)
     archive = os.path.join(work, "soak")
 
-    churn = subprocess.Popen([args.churn, mmv_dir, str(seconds + 15), str(args.files)],
-                             stdout=subprocess.DEVNULL)
+    churn = subprocess.Popen([args.churn, mmv_dir, str(seconds + 15), str(args.files), "1",
+                              str(args.stable)], stdout=subprocess.DEVNULL)
     time.sleep(1)  # the stable files exist before the first sample
     log = open(os.path.join(work, "record.log"), "w")
     rec = subprocess.Popen([args.mmvlog, "record", "-t", "100msec", "--mmv-dir", mmv_dir,
@@ -146,7 +152,7 @@ def main():
         if l_rss > f_rss * 1.2 + 4096:
             failures.append("RSS grew: %d -> %d kB" % (f_rss, l_rss))
 
-    # Every record holds every stable value (50 values of 10 files).
+    # Every record holds every stable value (20 values of each stable file).
     rc = subprocess.run(["pmlogcheck", archive], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                         universal_newlines=True)
     if rc.returncode != 0:
@@ -161,9 +167,9 @@ def main():
     expected = seconds / interval
     print("soak: %d records, %d stable columns, %d records missing a stable value; "
           "%.0f samples due" % (len(rows), columns, len(incomplete), expected))
-    if columns != 200:
-        failures.append("stable columns: %d, want 200 (10 files x 5 metrics x 4 instances)"
-                        % columns)
+    if columns != 20 * args.stable:
+        failures.append("stable columns: %d, want %d (%d files x 5 metrics x 4 instances)"
+                        % (columns, 20 * args.stable, args.stable))
     if incomplete:
         failures.append("%d records miss a stable value, e.g. %s" % (len(incomplete),
                                                                      incomplete[0][:200]))
@@ -172,6 +178,24 @@ def main():
     m = re.search(r"(\d+) samples, (\d+) values, (\d+) marks, (\d+) missed ticks, "
                   r"(\d+) dropped", text)
     ticks = re.search(r"schedule: (\d+) ticks", text)
+    # Each problem of a file said once until it recovers (or goes).
+    last = {}
+    repeated = []
+    for line in text.split("\n"):
+        w = re.search(r"(?:info|warning): (?:\S*/)?(\S+?): (.*)$", line)
+        if not w:
+            continue
+        name, what = w.groups()
+        if "not recorded until it recovers" in what:
+            if last.get(name) == what:
+                repeated.append(line)
+            last[name] = what
+        elif what in ("readable again", "file is gone"):
+            last.pop(name, None)
+    print("soak: %d problem lines logged, %d repeated without a recovery between"
+          % (text.count("not recorded until it recovers"), len(repeated)))
+    if repeated:
+        failures.append("problems logged again without a recovery: %s" % repeated[:3])
     if not m or not ticks:
         failures.append("no schedule or stopped line in record.log")
     else:

@@ -1,16 +1,21 @@
-// soak_churn DIR SECONDS [CHURN_FILES] [SEED]: plays a busy, careless MMV
-// directory for bench/soak.py. Ten stable files (stable0..stable9: 5 U64
-// counters x 4 instances each) are updated in place every 50 ms for the
-// whole run; CHURN_FILES (default 200) more are, every 2 seconds, a tenth of
-// them at random: created, grown (rewritten bigger, new generation),
-// truncated, replaced (a new file renamed over it), scribbled on, or
-// deleted. Written with mmvlog's own MMV writer (format/mmv_writer).
+// soak_churn DIR SECONDS [CHURN_FILES] [SEED] [STABLE_FILES]: plays a busy,
+// careless MMV directory for bench/soak.py. STABLE_FILES (default 10)
+// stable files (stable0, stable1, ...: 5 U64 counters x 4 instances each)
+// are updated in place every 50 ms for the whole run: the first ten with
+// pwrite(2) (each write an inotify event for the recorder), the rest through
+// a shared mapping, as MMV writers do (a host full of applications: issue
+// 32's many-files mode); CHURN_FILES (default 200) more are, every 2
+// seconds, a tenth of them at random: created, grown (rewritten bigger, new
+// generation), truncated, replaced (a new file renamed over it), scribbled
+// on, or deleted. Written with mmvlog's own MMV writer (format/mmv_writer).
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -63,10 +68,12 @@ int main(int argc, char** argv) {
   double seconds = 0;
   int churn = 200;
   uint32_t seed = 1;
+  int stable_files = 10;
   if (argc < 3 || !absl::SimpleAtod(argv[2], &seconds) ||
       (argc > 3 && !absl::SimpleAtoi(argv[3], &churn)) ||
-      (argc > 4 && !absl::SimpleAtoi(argv[4], &seed))) {
-    std::fprintf(stderr, "usage: soak_churn DIR SECONDS [CHURN_FILES] [SEED]\n");
+      (argc > 4 && !absl::SimpleAtoi(argv[4], &seed)) ||
+      (argc > 5 && !absl::SimpleAtoi(argv[5], &stable_files))) {
+    std::fprintf(stderr, "usage: soak_churn DIR SECONDS [CHURN_FILES] [SEED] [STABLE_FILES]\n");
     return 2;
   }
   const std::string dir = argv[1];
@@ -76,14 +83,20 @@ int main(int argc, char** argv) {
     int fd;
     MmvImage image;
     uint64_t value = 0;
+    uint8_t* map = nullptr;  // past the first ten: stores through a mapping
   };
   std::vector<Stable> stable;
-  for (int i = 0; i < 10; ++i) {
+  for (int i = 0; i < stable_files; ++i) {
     const std::string path = absl::StrCat(dir, "/stable", i);
     Stable s{-1, Build(5, 1)};
     if (!WriteFile(path, s.image.bytes)) return 1;
-    s.fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    s.fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
     if (s.fd < 0) return 1;
+    if (i >= 10) {
+      void* m = ::mmap(nullptr, s.image.bytes.size(), PROT_READ | PROT_WRITE, MAP_SHARED, s.fd, 0);
+      if (m == MAP_FAILED) return 1;
+      s.map = static_cast<uint8_t*>(m);
+    }
     stable.push_back(std::move(s));
   }
   std::vector<uint64_t> generation(churn, 1);
@@ -104,7 +117,9 @@ int main(int argc, char** argv) {
           const auto& slot = s.image.slot(item, inst);
           const uint64_t v = s.value * 10 + item;
           const off_t at = static_cast<off_t>(slot.value_offset + mmvlog::format::kMmvValueAtomOffset);
-          if (::pwrite(s.fd, &v, sizeof(v), at) < 0) {
+          if (s.map != nullptr) {
+            std::memcpy(s.map + at, &v, sizeof(v));
+          } else if (::pwrite(s.fd, &v, sizeof(v), at) < 0) {
             return 1;
           }
         }

@@ -118,11 +118,18 @@ void DirWatch::DrainFiles() {
   }
 }
 
-void DirWatch::Poll() { DrainFiles(); }
+void DirWatch::Poll() {
+  DrainFiles();
+  polled_ = true;
+}
 
 bool DirWatch::TakeChanged() {
   if (!waited_) Drain();
   waited_ = false;
+  // A tick that did not Poll (its results were not read in place) leaves
+  // the files' queue to this one: read, so it never overflows.
+  if (!polled_) DrainFiles();
+  polled_ = false;
   // A new round: what happened before it is what this scan looks at.
   touched_before_.clear();
   std::swap(touched_, touched_before_);

@@ -63,7 +63,8 @@ class DirWatch {
 
   // Reads the files' events queued now (one non-blocking read): after a
   // tick has read its files' values, so that Quiet tells whether one was
-  // written or cut short meanwhile.
+  // written or cut short meanwhile. A round without a Poll has its queue
+  // read by the next TakeChanged.
   void Poll();
 
   // Whether the file `name` in the directory is known to have kept its
@@ -94,6 +95,7 @@ class DirWatch {
   bool waited_ = false;  // a Wait looked at the queue since TakeChanged
   bool lost_ = false;
   bool only_looking_ = false;
+  bool polled_ = false;  // Poll read the files' queue since TakeChanged
   int64_t last_look_ns_ = 0;  // CLOCK_MONOTONIC when TakeChanged last said true
   // Names with an event this round, and in the round before the last
   // TakeChanged; an overflow of the files' queue in either.

@@ -100,6 +100,7 @@ void MmvFileSet::AddNamedFiles() {
 }
 
 void MmvFileSet::Problem(File& f, const std::string& name, const std::string& what) {
+  f.transient_ = false;
   if (what != f.last_error_) {
     log_(LogLevel::kWarning, absl::StrCat(name, ": ", what, "; not recorded until it recovers"));
   }
@@ -115,10 +116,12 @@ void MmvFileSet::Drop(File& f, const std::string& problem) {
 void MmvFileSet::Arrange(const std::map<std::string, std::string>& listed, bool* need_mark) {
   for (auto it = files_.begin(); it != files_.end();) {
     if (!listed.contains(it->first)) {
-      if (it->second.mapped_) {
+      // Said of a file recorded, or of one whose problem was said (so the
+      // next problem of a file by that name is news).
+      if (it->second.mapped_ || !it->second.last_error_.empty()) {
         log_(LogLevel::kInfo, absl::StrCat(it->first, ": file is gone"));
-        *need_mark = true;
       }
+      if (it->second.mapped_) *need_mark = true;
       it = files_.erase(it);
     } else {
       ++it;
@@ -159,11 +162,12 @@ const MmvFileSet::Live& MmvFileSet::Scan(bool retake, bool mapped_values, bool* 
   const bool arranged = arranged_serial_ == listed_serial_;
   if (!arranged) Arrange(listed, need_mark);
   const bool exits = processes_.Poll();
-  // A steady tick: the same files, every one read in place last time, no
-  // event for any of them, no process gone, nothing mapped since. Each
-  // snapshot would be the one it gave last time, so the last ones stand
-  // (their reads are still checked, after them: ResultWriter).
-  if (steady_ && arranged && !exits && watch != nullptr && mapped_values && watch->AllQuiet() &&
+  // A steady tick: the same files, every one read in place last time (or
+  // left alone as damaged), no event for any of them, no process gone,
+  // nothing mapped since, not the look once a second. Each snapshot would
+  // be the one it gave last time, so the last ones stand (their reads are
+  // still checked, after them: ResultWriter).
+  if (steady_ && unchanged && arranged && !exits && mapped_values && watch->AllQuiet() &&
       steady_mappings_ == mapping_serial_) {
     return live_;
   }
@@ -182,16 +186,27 @@ const MmvFileSet::Live& MmvFileSet::Scan(bool retake, bool mapped_values, bool* 
     // not stat'ed (entries created, removed or renamed, and writes or
     // truncations, are all events).
     const bool same_entry = watch != nullptr && f.dir_ != nullptr && watch->Quiet(name);
+    // A file not recorded for a problem that does not pass by itself (a
+    // damaged file, an exited process, metadata that cannot be recorded),
+    // of which nothing was heard since: read again only at an event or at
+    // the watch's look once a second (a mapping may mend it silently), not
+    // every tick (its preads and stat were most of a tick of the soak).
+    if (unchanged && same_entry && f.mapped_ == nullptr && !f.last_error_.empty() &&
+        !f.transient_) {
+      continue;
+    }
     absl::StatusOr<MmvSnapshot> snap = f.source_->Snapshot(
         in_place ? MmvSource::kMapped : MmvSource::kCopied, same_entry);
     bool ok = snap.ok();
     if (!ok) {
       Problem(f, name, std::string(snap.status().message()));
+      f.transient_ = absl::IsUnavailable(snap.status());
     } else if (snap->file->header.flags & format::kMmvFlagProcess) {
       const int32_t pid = snap->file->header.process;
       if (snap->reloaded) processes_.Forget(pid);
       if (!processes_.Alive(pid)) {
         Problem(f, name, absl::StrCat("process ", pid, " has exited"));
+        f.transient_ = false;
         ok = false;
       }
     }

@@ -87,6 +87,7 @@ class MmvFileSet {
     uint64_t generation_ = 0;  // of the last mapping
     bool recorded_ = false;    // contributed to a result of this archive
     std::string last_error_;   // to log each distinct problem once
+    bool transient_ = false;   // the last problem may pass by itself (Unavailable)
     // `mapped_` cut down to what each group logs: group id -> (plan
     // version, projection). Stable objects, so result templates fit.
     std::map<size_t, std::pair<uint64_t, std::shared_ptr<const MappedFile>>> projected_;

@@ -130,10 +130,19 @@ absl::Status MmvSource::LoadAll() {
 
 absl::Status MmvSource::RefreshValues(bool* consistent) {
   *consistent = false;
-  absl::StatusOr<MmvHeader> before = ReadHeader();
-  if (!before.ok() || before->generation1 != file_->header.generation1) {
-    return absl::OkStatus();  // new or unsettled generation: full reload
-  }
+  // The header byte for byte as parsed (the generations, and what they
+  // settle: a header changed in place under the same generation is read
+  // whole again, as the mapped path's check would have it), before and
+  // after the copy.
+  auto header_current = [&]() -> absl::StatusOr<bool> {
+    uint8_t now[sizeof(header_)];
+    absl::StatusOr<size_t> n = ReadAt(fd_.get(), 0, now, path_);
+    if (!n.ok()) return n.status();
+    return *n == sizeof(now) && std::memcmp(now, header_, sizeof(now)) == 0;
+  };
+  absl::StatusOr<bool> before = header_current();
+  if (!before.ok()) return before.status();
+  if (!*before) return absl::OkStatus();  // new or unsettled: full reload
   for (const auto& [offset, size] : hot_ranges_) {
     absl::StatusOr<size_t> n = ReadAt(
         fd_.get(), offset, std::span<uint8_t>(image_.data() + offset, size),
@@ -141,8 +150,9 @@ absl::Status MmvSource::RefreshValues(bool* consistent) {
     if (!n.ok()) return n.status();
     if (*n != size) return absl::OkStatus();  // shrank: full reload
   }
-  absl::StatusOr<MmvHeader> after = ReadHeader();
-  *consistent = after.ok() && after->generation1 == before->generation1;
+  absl::StatusOr<bool> after = header_current();
+  if (!after.ok()) return after.status();
+  *consistent = *after;
   return absl::OkStatus();
 }
 
