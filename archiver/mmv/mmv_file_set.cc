@@ -167,10 +167,9 @@ const MmvFileSet::Live& MmvFileSet::Scan(bool retake, bool mapped_values, bool* 
   // nothing mapped since, not the look once a second. Each snapshot would
   // be the one it gave last time, so the last ones stand (their reads are
   // still checked, after them: ResultWriter).
-  if (steady_ && unchanged && arranged && !exits && mapped_values && watch->AllQuiet() &&
-      steady_mappings_ == mapping_serial_) {
-    return live_;
-  }
+  reused_ = steady_ && unchanged && arranged && !exits && mapped_values && watch->AllQuiet() &&
+            steady_mappings_ == mapping_serial_;
+  if (reused_) return live_;
   live_.clear();
   live_.reserve(order_.size());
   bool all_in_place = watch != nullptr && mapped_values;

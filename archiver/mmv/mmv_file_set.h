@@ -114,6 +114,10 @@ class MmvFileSet {
   const Live& Scan(bool retake, bool mapped_values, bool* need_mark);
   // Whether the last Scan listed no file at all.
   bool empty() const { return empty_; }
+  // Whether the last Scan gave the one before's answer again (a steady
+  // tick): every file read in place and mapped as it was, so nothing needs
+  // mapping, describing or laying out again.
+  bool reused() const { return reused_; }
 
   // Maps the files of `live` that are new or changed, with `mapper`'s
   // PMIDs. A name whose PMID would change is AlreadyExists (the caller
@@ -174,6 +178,7 @@ class MmvFileSet {
   // live_ holds an in-place snapshot of every file (made while
   // mapping_serial_ was steady_mappings_): a quiet tick reuses it.
   bool steady_ = false;
+  bool reused_ = false;
   uint64_t steady_mappings_ = 0;
   std::unique_ptr<DirListing> dir_;    // of options_.mmv_dir
   std::string last_dir_error_;

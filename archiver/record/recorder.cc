@@ -51,8 +51,11 @@ absl::Status Recorder::Tick(absl::Time now, const std::vector<size_t>* group_ids
   if (std::optional<absl::Status> done = session_.Ensure(now, !live.empty())) return *done;
   if (session_.TakeCreated()) feed_.Start();
   need_mark = need_mark || session_.TakeGap();
-  if (std::optional<absl::Status> done = MapChanged(now, live, &need_mark, group_ids)) {
-    return *done;
+  // A steady tick (the last snapshots again) has nothing to map.
+  if (!files_.reused()) {
+    if (std::optional<absl::Status> done = MapChanged(now, live, &need_mark, group_ids)) {
+      return *done;
+    }
   }
   plan_.Resolve(files_, live);
   if (std::optional<absl::Status> done = DescribeNew(now, live, stamp, group_ids)) return *done;
@@ -136,11 +139,18 @@ absl::Status Recorder::WriteResults(absl::Time now, const MmvFileSet::Live& live
   bool wrote = false;
   // The groups of this tick, in the plan's order; without a plan, one.
   plan_.Groups(group_ids, &groups_);
+  // Without a plan, a steady tick's parts are the last tick's: the same
+  // files, the same snapshots.
+  const bool same_parts = parts_current_ && files_.reused() && plan_.plan() == nullptr;
+  parts_current_ = false;
   for (const GroupSelection* g : groups_) {
-    parts_.clear();
-    files_.Parts(live, g, plan_.version(), &parts_);
+    if (!same_parts) {
+      parts_.clear();
+      files_.Parts(live, g, plan_.version(), &parts_);
+    }
     absl::StatusOr<bool> written = results_.Write(g == nullptr ? SIZE_MAX : g->id, parts_,
-                                                  stamp, now_usec, session_, &values);
+                                                  stamp, now_usec, session_, &values, same_parts);
+    parts_current_ = plan_.plan() == nullptr;
     if (!written.ok()) {
       if (absl::IsFailedPrecondition(written.status()) ||
           absl::IsInvalidArgument(written.status())) {

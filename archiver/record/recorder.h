@@ -209,6 +209,7 @@ class Recorder {
   // Scratch, reused from tick to tick: this tick's groups, one group's parts.
   std::vector<const GroupSelection*> groups_;
   std::vector<FilePart> parts_;
+  bool parts_current_ = false;  // parts_ are of the last Scan's files (no plan)
 };
 
 }  // namespace mmvlog::archiver

@@ -10,12 +10,15 @@ namespace mmvlog::archiver {
 
 absl::StatusOr<bool> ResultWriter::Write(size_t group, std::span<FilePart> parts,
                                          format::Timestamp stamp, int64_t now_usec,
-                                         ArchiveSession& session, size_t* values) {
+                                         ArchiveSession& session, size_t* values,
+                                         bool same_parts) {
   // Nothing to record: a result without metrics would read as a <mark> to
   // every PCP tool.
   if (parts.empty()) return false;
   Output& out = outputs_[group];
-  if (!TemplateFits(out, parts, session.writer_serial())) {
+  const bool fits = same_parts && out.tmpl.has_value() &&
+                    out.writer == session.writer_serial() && out.files.size() == parts.size();
+  if (!fits && !TemplateFits(out, parts, session.writer_serial())) {
     if (out.wait > 0) {
       --out.wait;
     } else {

@@ -58,8 +58,11 @@ class ResultWriter {
   // (false: nothing to record, or torn()), adding its values to *values.
   // Errors: the writer's (FailedPrecondition or InvalidArgument for a bug,
   // an I/O error otherwise). REQUIRES: session.open().
+  // `same_parts`: the caller gives the very parts of this group's last
+  // call (a steady tick), so a template made for them still fits them.
   absl::StatusOr<bool> Write(size_t group, std::span<FilePart> parts, format::Timestamp stamp,
-                             int64_t now_usec, ArchiveSession& session, size_t* values);
+                             int64_t now_usec, ArchiveSession& session, size_t* values,
+                             bool same_parts = false);
   // Whether a Write found a file changed under its mapped read; TakeTorn
   // also clears it.
   bool torn() const { return torn_; }
