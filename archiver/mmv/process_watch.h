@@ -9,7 +9,9 @@
 // epoll set: a pidfd becomes readable when its process exits, so one
 // non-blocking epoll_wait a tick (Poll) tells which died, however many are
 // watched. Where pidfd_open is refused (an older kernel, a process not in
-// this PID namespace's view) the answer is kill(2)'s, asked each time.
+// this PID namespace's view) the answer is kill(2)'s, asked each time. One
+// difference from kill(2): a process that exited and was not yet reaped (a
+// zombie) is gone here, where kill(pid, 0) still finds it.
 #ifndef MMVLOG_ARCHIVER_MMV_PROCESS_WATCH_H_
 #define MMVLOG_ARCHIVER_MMV_PROCESS_WATCH_H_
 
