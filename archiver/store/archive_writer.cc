@@ -222,6 +222,7 @@ absl::Status ArchiveWriter::NewVolume() {
   }
   if (options_.sync_on_switch) {
     if (absl::Status s = data_->Sync(); !s.ok()) return Fail(s);
+    if (absl::Status s = FlushMeta(); !s.ok()) return s;
     if (absl::Status s = meta_->Sync(); !s.ok()) return Fail(s);
   }
   if (absl::Status s = data_->Close(); !s.ok()) return Fail(s);
@@ -238,12 +239,22 @@ StreamOptions ArchiveWriter::VolumeStream() const {
 
 absl::Status ArchiveWriter::WriteMeta() {
   if (options_.version == format::kLogVersion2 &&
-      meta_->size() + scratch_.size() > format::kV2MaxFileSize) {
+      meta_bytes() + scratch_.size() > format::kV2MaxFileSize) {
     return Fail(absl::ResourceExhaustedError(absl::StrCat(
         base_, ".meta: a v2 .meta cannot grow past 2 GiB; start a new archive")));
   }
-  if (absl::Status s = meta_->Append(scratch_); !s.ok()) return Fail(s);
+  // Gathered, and written in one piece before the record that needs it
+  // (FlushMeta): a tick that describes a thousand new files makes one
+  // write, not one per record (issue 32).
+  meta_pending_.insert(meta_pending_.end(), scratch_.begin(), scratch_.end());
   return absl::OkStatus();
+}
+
+absl::Status ArchiveWriter::FlushMeta() {
+  if (meta_pending_.empty()) return absl::OkStatus();
+  absl::Status s = meta_->Append(meta_pending_);
+  meta_pending_.clear();
+  return s.ok() ? s : Fail(s);
 }
 
 absl::Status ArchiveWriter::WriteIndex(Timestamp when, uint64_t meta_offset,
@@ -401,6 +412,9 @@ absl::Status ArchiveWriter::PrepareResult(Timestamp timestamp, size_t size,
         last_stamp_.nsec));
   }
   if (absl::Status s = CheckTime(options_.version, timestamp, "result"); !s.ok()) return s;
+  // The metadata this record needs, before it (readers of a live archive
+  // find every PMID's descriptor when they reach its values).
+  if (absl::Status s = FlushMeta(); !s.ok()) return s;
   RotationPolicy policy;
   policy.volume_bytes = options_.max_volume_bytes;
   if (options_.version == format::kLogVersion2) policy.ceiling = format::kV2MaxFileSize;
@@ -476,7 +490,10 @@ absl::Status ArchiveWriter::WriteHeld(bool keep_holding) {
   return s;
 }
 
-absl::Status ArchiveWriter::TouchMeta() { return TouchArchive(base_); }
+absl::Status ArchiveWriter::TouchMeta() {
+  if (absl::Status s = FlushMeta(); !s.ok()) return s;
+  return TouchArchive(base_);
+}
 
 absl::Status TouchArchive(const std::string& base) {
   // The directory too: a watcher of its parent that has not seen it yet
@@ -500,6 +517,7 @@ absl::Status ArchiveWriter::AppendMark(Timestamp when) {
 absl::Status ArchiveWriter::Close() {
   if (closed_) return status_;
   closed_ = true;
+  if (status_.ok()) (void)FlushMeta();  // its error is status_'s
   if (holding_) (void)ReleaseRecords();  // its error is status_'s
   absl::Status result = status_;
   if (result.ok() && have_last_ && last_volume_ == volume_ && index_ != nullptr) {

@@ -98,9 +98,12 @@ class ArchiveWriter {
 
   ~ArchiveWriter();
 
-  // Metadata. Descs are written once per PMID (a second identical desc is a
-  // no-op; a different one is AlreadyExists: a PMID never changes meaning
-  // in one archive). Help text is written once per (type, ident).
+  // Metadata, gathered in memory and written to .meta in one piece before
+  // the next result or <mark> (and at TouchMeta, a volume's sync and
+  // Close), so an I/O error may surface there. Descs are written once per
+  // PMID (a second identical desc is a no-op; a different one is
+  // AlreadyExists: a PMID never changes meaning in one archive). Help text
+  // is written once per (type, ident).
   absl::Status AddDesc(const format::Desc& desc);
   absl::Status AddHelpText(const format::HelpText& text);
   // Labels are written when they differ from the last set written for the
@@ -153,8 +156,10 @@ class ArchiveWriter {
   int version() const { return options_.version; }
   int volume() const { return volume_; }
   uint64_t volume_bytes() const { return data_->size(); }
-  uint64_t meta_bytes() const { return meta_->size(); }
-  uint64_t total_bytes() const { return finished_volume_bytes_ + data_->size() + meta_->size() + index_->size(); }
+  uint64_t meta_bytes() const { return meta_->size() + meta_pending_.size(); }
+  uint64_t total_bytes() const {
+    return finished_volume_bytes_ + data_->size() + meta_bytes() + index_->size();
+  }
   uint64_t results_in_volume() const { return results_in_volume_; }
   const absl::Status& status() const { return status_; }
 
@@ -164,7 +169,8 @@ class ArchiveWriter {
   absl::Status Open();
   // The label of `volume` (kVolumeMeta, kVolumeIndex or a volume number).
   format::LogLabel Label(int32_t volume) const;
-  absl::Status WriteMeta();  // appends scratch_ to .meta
+  absl::Status WriteMeta();  // appends scratch_ to what FlushMeta writes
+  absl::Status FlushMeta();  // writes the gathered metadata to .meta
   // The checks, volume switch and index entry before a result of `size`
   // bytes at `timestamp`; sets *data_offset to where it goes.
   absl::Status PrepareResult(format::Timestamp timestamp, size_t size,
@@ -210,6 +216,7 @@ class ArchiveWriter {
   absl::flat_hash_set<std::pair<uint32_t, uint32_t>> texts_;
   absl::flat_hash_map<std::pair<uint32_t, uint32_t>, format::LabelRecord> labels_;
   std::vector<uint8_t> scratch_;
+  std::vector<uint8_t> meta_pending_;  // metadata not yet in .meta
   std::vector<std::string> finished_volumes_;
   std::vector<std::string> created_;  // files Create made, removed if it fails
   absl::Status status_;

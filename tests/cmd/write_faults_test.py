@@ -131,7 +131,10 @@ class WriteFaultsTest(unittest.TestCase):
     def sweep(self, name, args, lasting, judge):
         """Runs `args` failing each call position with each errno; judge(...) -> problems."""
         positions = self.dry_run(args)
-        self.assertGreater(positions, 40, "too few write-path calls to be a test")
+        # (Metadata is written in one piece before each record that needs
+        # it: a sample describing three files is one write, not one per
+        # descriptor, label and instance domain.)
+        self.assertGreater(positions, 30, "too few write-path calls to be a test")
         jobs = [(ename, e, n) for ename, e in ERRNOS for n in range(1, positions + 2)]
 
         def one(job):
