@@ -152,24 +152,38 @@ def main():
         if l_rss > f_rss * 1.2 + 4096:
             failures.append("RSS grew: %d -> %d kB" % (f_rss, l_rss))
 
+    # The archives: the first, and the ones recording went on in when a file
+    # made a PMID change meaning (a scribbled header turns a churning file's
+    # names and clusters into another's: "recording continues in a new
+    # archive"), soak-2, soak-3, ... in order.
+    archives = [archive] + sorted(
+        (os.path.join(work, f[:-len(".meta")]) for f in os.listdir(work)
+         if re.fullmatch(r"soak-\d+\.meta", f)),
+        key=lambda b: int(b.rsplit("-", 1)[1]))
     # Every record holds every stable value (20 values of each stable file).
-    rc = subprocess.run(["pmlogcheck", archive], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                        universal_newlines=True)
-    if rc.returncode != 0:
-        failures.append("pmlogcheck: %s" % rc.stdout.strip()[:2000])
-    csv = subprocess.run([args.mmvlog, "replay", "-a", archive, "-o", "csv", "-r",
-                          "mmv.stable*"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         universal_newlines=True)
-    rows = [l for l in csv.stdout.split("\n")[1:] if l]
-    header = csv.stdout.split("\n")[0].split(",")
-    columns = len(header) - 1
-    incomplete = [r for r in rows if any(c == "" for c in r.split(",")[1:])]
+    for a in archives:
+        rc = subprocess.run(["pmlogcheck", a], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            universal_newlines=True)
+        if rc.returncode != 0:
+            failures.append("pmlogcheck %s: %s" % (a, rc.stdout.strip()[:2000]))
+    # Each archive read alone: a new archive maps its files afresh (new
+    # PMIDs), so read together each stable column would come twice.
+    rows, incomplete, columns = [], [], set()
+    for a in archives:
+        csv = subprocess.run([args.mmvlog, "replay", "-a", a, "-o", "csv", "-r", "mmv.stable*"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             universal_newlines=True)
+        these = [l for l in csv.stdout.split("\n")[1:] if l]
+        rows += these
+        columns.add(len(csv.stdout.split("\n")[0].split(",")) - 1)
+        incomplete += [r for r in these if any(c == "" for c in r.split(",")[1:])]
     expected = seconds / interval
-    print("soak: %d records, %d stable columns, %d records missing a stable value; "
-          "%.0f samples due" % (len(rows), columns, len(incomplete), expected))
-    if columns != 20 * args.stable:
-        failures.append("stable columns: %d, want %d (%d files x 5 metrics x 4 instances)"
-                        % (columns, 20 * args.stable, args.stable))
+    print("soak: %d records in %d archive(s), %s stable columns, %d records missing a stable "
+          "value; %.0f samples due" % (len(rows), len(archives), "/".join(map(str, columns)),
+                                       len(incomplete), expected))
+    if columns != {20 * args.stable}:
+        failures.append("stable columns: %s, want %d (%d files x 5 metrics x 4 instances)"
+                        % (sorted(columns), 20 * args.stable, args.stable))
     if incomplete:
         failures.append("%d records miss a stable value, e.g. %s" % (len(incomplete),
                                                                      incomplete[0][:200]))
@@ -213,7 +227,8 @@ def main():
                             % (len(rows), samples))
     # Files: the archive's own, the log and record's lock, nothing else.
     stray = [f for f in os.listdir(work)
-             if f not in ("mmv", "record.log", ".mmvlog.lock") and not re.fullmatch(r"soak\.(meta|index|\d+)", f)]
+             if f not in ("mmv", "record.log", ".mmvlog.lock") and
+             not re.fullmatch(r"soak(-\d+)?\.(meta|index|\d+)", f)]
     if stray:
         failures.append("stray files beside the archive: %s" % sorted(stray)[:10])
     for f in failures:
