@@ -119,7 +119,14 @@ ResultWriter::Stored ResultWriter::StoreTemplate(Output& out, std::span<const Fi
                                                  int64_t now_usec) {
   size_t sets = 0;
   DirWatch* watch = nullptr;
-  for (const FilePart& part : parts) {
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const FilePart& part = parts[i];
+    if (i + 1 < parts.size() && parts[i + 1].source != nullptr) {
+      const FilePart& next = parts[i + 1];
+      const auto& metrics = next.file->metrics;
+      next.source->Prefetch(
+          metrics.empty() || metrics[0].offsets.empty() ? 0 : metrics[0].offsets[0]);
+    }
     if (part.source == nullptr) {
       if (!StoreValues(*part.file, part.image, now_usec, &*out.tmpl, &sets)) return Stored::kRefused;
       continue;
