@@ -14,12 +14,16 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "archiver/replay/output/csv_output.h"
+#include "archiver/replay/output/pmrep_csv_output.h"
 #include "archiver/replay/output/dump_output.h"
 #include "archiver/replay/output/json_output.h"
 #include "archiver/replay/output/mmv_playback.h"
@@ -31,6 +35,7 @@
 #include "archiver/store/archive_reader.h"
 #include "archiver/store/time_zone.h"
 #include "cmd/cli.h"
+#include "cmd/pmrep_sets.h"
 #include "cmd/common.h"
 #include "cmd/subcommand.h"
 #include "format/archive/archive_format.h"
@@ -66,7 +71,56 @@ struct ReplayFlags {
   double speed = 1.0;
   bool utc_times = false;             // old spelling of -Z UTC
   std::vector<std::string> args;      // [ARCHIVE...] [METRIC...]
+  // pmrep's metric sets and report options (cmd/pmrep_sets.h).
+  std::string interpolation = "auto";              // --interpolation
+  std::string config;                              // -c
+  bool no_header = false;                          // -H
+  std::optional<std::string> delimiter, timefmt;   // -l, -f
+  std::optional<int> precision, precision_force;   // -P, -0
+  bool raw_prefer = false;                         // -R
+  bool ignore_unknown = false;                     // -5
+  std::string count_scale, space_scale, time_scale;                    // -q -b -y
+  std::string count_scale_force, space_scale_force, time_scale_force;  // -Q -B -Y
 };
+
+// pmrep's options for its metric sets, spelled as pmrep spells them.
+void AddPmrepOptions(CLI::App* app, ReplayFlags* f) {
+  const char* kSets = "pmrep metric sets (:SET arguments, pmrep.conf(5))";
+  app->add_option("-c,--config", f->config,
+                  "pmrep.conf file or directory of *.conf files (default: as pmrep searches: "
+                  "./pmrep.conf, ~/.pmrep.conf, ~/.pcp/pmrep.conf, $PCP_SYSCONF_DIR/pmrep)")
+      ->type_name("FILE")
+      ->group(kSets);
+  app->add_flag("-H,--no-header", f->no_header, "omit the CSV header line")->group(kSets);
+  app->add_option("-l,--delimiter", f->delimiter, "separate CSV columns with STR")
+      ->type_name("STR")
+      ->group(kSets);
+  app->add_option("-f,--timestamp-format", f->timefmt, "strftime format of the CSV times")
+      ->type_name("STR")
+      ->group(kSets);
+  app->add_option("-P,--precision", f->precision, "prefer N digits after the decimal point")
+      ->type_name("N")
+      ->check(CLI::NonNegativeNumber)
+      ->group(kSets);
+  app->add_option("-0,--precision-force", f->precision_force, "force N digits after the decimal point")
+      ->type_name("N")
+      ->check(CLI::NonNegativeNumber)
+      ->group(kSets);
+  app->add_flag("-R,--raw-prefer", f->raw_prefer,
+                "counters as stored where a metric's spec does not say")
+      ->group(kSets);
+  app->add_flag("-5,--ignore-unknown", f->ignore_unknown, "leave out metrics the archives lack")
+      ->group(kSets);
+  for (auto [name, to, what] :
+       {std::tuple{"-q,--count-scale", &f->count_scale, "default count unit"},
+        {"-b,--space-scale", &f->space_scale, "default space unit (KB, MB, ...)"},
+        {"-y,--time-scale", &f->time_scale, "default time unit (ms, s, ...)"},
+        {"-Q,--count-scale-force", &f->count_scale_force, "forced count unit"},
+        {"-B,--space-scale-force", &f->space_scale_force, "forced space unit"},
+        {"-Y,--time-scale-force", &f->time_scale_force, "forced time unit"}}) {
+    app->add_option(name, *to, what)->type_name("SCALE")->group(kSets);
+  }
+}
 
 // One piece: a list of option declarations.
 void AddReplayOptions(CLI::App* app, ReplayFlags* f) {
@@ -123,6 +177,15 @@ void AddReplayOptions(CLI::App* app, ReplayFlags* f) {
       ->type_name("N")
       ->check(CLI::NonNegativeNumber)
       ->group(kWindow);
+  app->add_option("--interpolation", f->interpolation,
+                  "instant and discrete values between samples (with -t): nearest (the nearer "
+                  "sample, PCP 6.3.2 and later), prior (the sample before, earlier PCP), or "
+                  "auto: as the installed PCP (PCP_VERSION in $PCP_CONF or /etc/pcp.conf; "
+                  "nearest without one)")
+      ->type_name("RULE")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "nearest", "prior"}))
+      ->group(kWindow);
   app->add_flag("-z,--hostzone", f->hostzone,
                 "show and read times in the archive host's time zone")
       ->group(kWindow);
@@ -176,7 +239,11 @@ void AddReplayOptions(CLI::App* app, ReplayFlags* f) {
       ->check(CLI::PositiveNumber)
       ->group(kPlay);
 
-  app->add_option("args", f->args, "archives, then metric names or globs")->group("");
+  AddPmrepOptions(app, f);
+  app->add_option("args", f->args,
+                  "archives, then metric names or globs, pmrep metric sets (:vmstat) or "
+                  "pmrep's compact specs (metric,label,instances,unit,type,width,precision,limit)")
+      ->group("");
   HiddenAlias(app, "--to_mmv", f->to_mmv);
   HiddenFlagAlias(app, "--utc_times", f->utc_times);
 }
@@ -212,6 +279,44 @@ absl::StatusOr<std::vector<format::DerivedDefinition>> DerivedDefinitions(
     out.insert(out.end(), defs->begin(), defs->end());
   }
   return out;
+}
+
+// Whether the PCP installed here (PCP_VERSION in $PCP_CONF or
+// /etc/pcp.conf) interpolates as PCP before 6.3.2 did: its pmval and pmrep
+// are what a user compares replay with.
+bool InstalledPcpBefore632() {
+  const std::string v = PcpConfValue("PCP_VERSION", "");
+  std::vector<int> parts;
+  for (absl::string_view p : absl::StrSplit(v, '.')) {
+    int n = 0;
+    if (!absl::SimpleAtoi(p, &n)) return false;
+    parts.push_back(n);
+  }
+  parts.resize(3, 0);
+  return v.size() > 0 && std::make_tuple(parts[0], parts[1], parts[2]) < std::make_tuple(6, 3, 2);
+}
+
+// The command line's part of a pmrep report.
+PmrepCommandLine PmrepLine(const ReplayFlags& f, const std::vector<std::string>& items) {
+  PmrepCommandLine cl;
+  cl.config = f.config;
+  cl.items = items;
+  if (f.no_header) cl.header = false;
+  cl.delimiter = f.delimiter;
+  cl.timefmt = f.timefmt;
+  cl.precision = f.precision;
+  cl.precision_force = f.precision_force;
+  cl.raw = f.raw;
+  cl.raw_prefer = f.raw_prefer;
+  cl.instances = f.instances;
+  cl.ignore_unknown = f.ignore_unknown;
+  cl.count_scale = f.count_scale;
+  cl.space_scale = f.space_scale;
+  cl.time_scale = f.time_scale;
+  cl.count_scale_force = f.count_scale_force;
+  cl.space_scale_force = f.space_scale_force;
+  cl.time_scale_force = f.time_scale_force;
+  return cl;
 }
 
 int Fail(absl::string_view what) {
@@ -270,12 +375,41 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
     return UsageError("replay", "-e: derived metrics are shown in rows (csv, json, text, stats, "
                                 "summary, plots), not in the dump of records");
   }
+  // A pmrep metric set: its metrics, formulas and options, pmrep's 1 s
+  // grid unless -t or the set says otherwise, and pmrep's CSV.
+  std::optional<PmrepResolved> pmrep;
+  int64_t samples = std::max<int64_t>(f.samples, 0);
+  if (WantsPmrepReport(metrics)) {
+    absl::StatusOr<PmrepResolved> r = ResolvePmrep(PmrepLine(f, metrics));
+    if (!r.ok()) return Fail(r.status().message());
+    pmrep = *std::move(r);
+    derived->insert(derived->begin(), pmrep->derived.begin(), pmrep->derived.end());
+    metrics.clear();
+    for (const format::PmrepMetric& m : pmrep->options.metrics) metrics.push_back(m.name);
+    if (!plan.interval) {
+      const std::string t = pmrep->interval.empty() ? "1" : pmrep->interval;
+      absl::StatusOr<absl::Duration> d = format::ParsePcpInterval(t);
+      if (!d.ok()) return UsageError("replay", absl::StrCat("interval: ", d.status().message()));
+      plan.interval = *d;
+    }
+    if (f.samples < 0 && !pmrep->samples.empty() && !absl::SimpleAtoi(pmrep->samples, &samples)) {
+      return UsageError("replay", absl::StrCat("samples: not a number: ", pmrep->samples));
+    }
+    if (!dump && !json && !stats && !text && f.plot.empty() && f.html.empty()) csv = true;
+  }
   archiver::Selection selection;
   selection.metrics = metrics;
   selection.logger_records = dump;  // the dump shows every record, as pmdumplog does
-  selection.instances = f.instances;
+  if (!pmrep) selection.instances = f.instances;
   absl::StatusOr<archiver::Replay> replay = archiver::Replay::Open(archives, selection, *derived);
   if (!replay.ok()) return Fail(replay.status().message());
+  std::vector<archiver::PmrepColumn> pmrep_columns;
+  if (pmrep) {
+    absl::StatusOr<std::vector<archiver::PmrepColumn>> laid =
+        archiver::LayOutPmrepColumns(pmrep->options, replay->columns());
+    if (!laid.ok()) return Fail(laid.status().message());
+    pmrep_columns = *std::move(laid);
+  }
   if (!metrics.empty() && replay->columns().metrics().empty()) {
     return Fail(absl::StrCat("no metric matches ", absl::StrJoin(metrics, ", "),
                              "; 'mmvlog replay -a ARCHIVE' lists them"));
@@ -314,9 +448,10 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
   plan.window.origin = f.origin;
   // -s 0: pmrep's every sample, pmval's none (its text table prints only
   // the header); not given: every sample.
-  const int64_t samples = std::max<int64_t>(f.samples, 0);
   plan.samples = samples;
   plan.raw = f.raw;
+  plan.prior_values = f.interpolation == "prior" ||
+                      (f.interpolation == "auto" && InstalledPcpBefore632());
   plan.follow = f.follow;
   plan.pmval_rows = text && !csv && !json;
   plan.sleep_until = SleepUntil;
@@ -327,7 +462,13 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
     owned.push_back(std::make_unique<archiver::MmvPlayback>(f.to_mmv, f.speed, SleepUntil, LogLine));
   } else {
     if (dump) owned.push_back(std::make_unique<archiver::DumpOutput>(stdout));
-    if (csv) owned.push_back(std::make_unique<archiver::CsvOutput>(stdout, samples));
+    if (csv && pmrep) {
+      archiver::PmrepCsvFormat format{pmrep->header, pmrep->delimiter, pmrep->timefmt};
+      owned.push_back(std::make_unique<archiver::PmrepCsvOutput>(stdout, std::move(format),
+                                                                 pmrep_columns, samples));
+    } else if (csv) {
+      owned.push_back(std::make_unique<archiver::CsvOutput>(stdout, samples));
+    }
     if (json) owned.push_back(std::make_unique<archiver::JsonOutput>(stdout, samples));
     if (stats) owned.push_back(std::make_unique<archiver::StatsOutput>(stdout, samples));
     if (text) {

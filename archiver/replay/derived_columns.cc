@@ -58,6 +58,9 @@ absl::StatusOr<std::unique_ptr<DerivedColumns>> DerivedColumns::Prepare(
   std::vector<std::string> operands;
   for (const format::DerivedDefinition& def : defs) {
     if (!user.metrics.empty() && !Chooses(user.metrics, def.name)) continue;
+    // A name the archives have is theirs: pmrep registers a definition
+    // only where pmLookupName fails.
+    if (lookup(def.name).has_value()) continue;
     auto d = std::make_unique<Derived>();
     d->name = def.name;
     d->expr = def.expr;

@@ -35,8 +35,9 @@ namespace mmvlog::archiver {
 class DerivedColumns {
  public:
   // The definitions `user` chooses (by name, a prefix of it, or all when
-  // it names none), parsed and checked against `archives`' metadata.
-  // Errors: InvalidArgument with libpcp's syntax or semantic error.
+  // it names none), parsed and checked against `archives`' metadata; one
+  // whose name the archives hold is left out (their metric is shown, as
+  // pmrep does). Errors: InvalidArgument with libpcp's syntax or semantic error.
   static absl::StatusOr<std::unique_ptr<DerivedColumns>> Prepare(
       const std::vector<format::DerivedDefinition>& defs, const ArchiveSet& archives,
       const Selection& user);

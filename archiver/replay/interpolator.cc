@@ -260,7 +260,10 @@ void Interpolator::Fill(int64_t g) {
     const Event* use = p;
     if (d.sem == format::kSemDiscrete) {
       // Strings, aggregates and events are always P's (interp.c copies v_prior).
-      if (p->kind != kString && p->ns != g && n_value && t > (p->t + n->t) / 2) use = n;
+      if (p->kind != kString && p->ns != g && n_value && t > (p->t + n->t) / 2 &&
+          !grid_.prior_values) {
+        use = n;
+      }
     } else {
       if (!n_value) continue;
       if (d.sem == format::kSemCounter) {
@@ -278,7 +281,7 @@ void Interpolator::Fill(int64_t g) {
         row_.bits[c] = CounterBetween(d.type, p->bits, n->bits, t, p->t, n->t);
         metric_has_[col.metric] = 1;
         continue;
-      } else if (t > (p->t + n->t) / 2) {
+      } else if (t > (p->t + n->t) / 2 && !grid_.prior_values) {
         use = n;
       }
     }

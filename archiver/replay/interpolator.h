@@ -6,9 +6,9 @@
 //   - no value when P is none or a <mark> (before the first value, after a
 //     gap), whatever the semantics;
 //   - DISCRETE: P's value, or N's when N is a value nearer to g (PCP 6.3.2
-//     and later; 6.0.3 always gave P's);
+//     and later; 6.0.3 always gave P's: GridSpec::prior_values);
 //   - INSTANT: needs N to be a value too; the nearer of P and N, P on a tie
-//     (6.3.2 and later; 6.0.3 gave P's);
+//     (6.3.2 and later; 6.0.3 gave P's: GridSpec::prior_values);
 //   - COUNTER: needs N to be a value; P's or N's value when at g, else the
 //     line between them, computed as libpcp computes it (in double, then
 //     (type)(0.5 + x): a C cast truncates towards zero), a counter that
@@ -59,6 +59,9 @@ struct GridSpec {
   absl::Time end = absl::InfiniteFuture();
   absl::Duration end_slack = absl::ZeroDuration();
   int64_t max_points = 0;  // 0: no limit
+  // PCP before 6.3.2's rule for DISCRETE and INSTANT values: always P's
+  // (an INSTANT still needs N), not the nearer of P and N.
+  bool prior_values = false;
 };
 
 class Interpolator {

@@ -124,6 +124,7 @@ absl::Status Replay::Run(const ReplayPlan& plan, const std::vector<Output*>& out
   GridSpec grid_spec;
   if (grid) {
     grid_spec = PlanGrid(plan, window);
+    grid_spec.prior_values = plan.prior_values;
     if (grid_spec.step <= absl::ZeroDuration()) {
       return absl::InvalidArgumentError("-t: the interval must be at least a microsecond");
     }

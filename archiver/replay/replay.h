@@ -49,6 +49,9 @@ struct ReplayPlan {
   // and counts -s in its iterations; pmrep reads 1 ms past the end and
   // takes -s as rows.
   bool pmval_rows = false;
+  // Interpolated DISCRETE and INSTANT values as PCP before 6.3.2 gave
+  // them (the prior sample's), not the nearer sample's (interpolator.h).
+  bool prior_values = false;
   bool follow = false;  // keep reading a recording still being written
   // Waits until a time; false: stop (a signal). Used while following.
   std::function<bool(absl::Time)> sleep_until;

@@ -1,0 +1,57 @@
+// replay -o csv of a pmrep metric set (:SET, or compact specs): what
+// `pmrep -o csv` prints (pmrep write_header_csv, write_csv). A header
+// "Time" then, per column, the metric's name (and "-instance") in double
+// quotes; a line per row: the time in `timefmt` (strftime; %f is the
+// microseconds, as Python's), then per column the number as pmrep's
+// fetchgroup converts it (pmrep_report.h) or nothing, a string in double
+// quotes. Columns are separated by `delimiter`, which is replaced by a
+// space in names (and by "_" in strings, when it is not white space). A
+// DISCRETE metric with no value at all at a grid time repeats its last
+// cells (the fetchgroup keeps them).
+#ifndef MMVLOG_ARCHIVER_REPLAY_OUTPUT_PMREP_CSV_OUTPUT_H_
+#define MMVLOG_ARCHIVER_REPLAY_OUTPUT_PMREP_CSV_OUTPUT_H_
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "archiver/replay/output.h"
+#include "archiver/replay/pmrep_report.h"
+
+namespace mmvlog::archiver {
+
+struct PmrepCsvFormat {
+  bool header = true;
+  std::string delimiter = ",";
+  std::string timefmt = "%Y-%m-%d %H:%M:%S";
+};
+
+class PmrepCsvOutput : public Output {
+ public:
+  // At most `max_rows` lines after the header (0: all).
+  PmrepCsvOutput(std::FILE* to, PmrepCsvFormat format, std::vector<PmrepColumn> columns,
+                 int64_t max_rows)
+      : text_(to), format_(std::move(format)), columns_(std::move(columns)), max_rows_(max_rows) {}
+
+  void Begin(const ReplayHeader& header) override;
+  bool TakeRow(const Row& row) override;
+  absl::Status End(const ReplayEnd& end) override;
+  void Flush() override { text_.Flush(); }
+
+ private:
+  std::string Cell(size_t i, const Row& row) const;
+
+  OutputText text_;
+  PmrepCsvFormat format_;
+  std::vector<PmrepColumn> columns_;
+  int64_t max_rows_;
+  int64_t rows_ = 0;
+  Row prev_;
+  bool have_prev_ = false;
+  std::vector<std::string> last_cell_;  // per column: its last text (discrete metrics)
+};
+
+}  // namespace mmvlog::archiver
+
+#endif  // MMVLOG_ARCHIVER_REPLAY_OUTPUT_PMREP_CSV_OUTPUT_H_

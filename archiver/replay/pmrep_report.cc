@@ -1,0 +1,265 @@
+#include "archiver/replay/pmrep_report.h"
+
+#include <cfloat>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <regex>
+#include <set>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "archiver/replay/value.h"
+#include "format/archive/archive_format.h"
+#include "format/pm_units.h"
+#include "format/units_spec.h"
+
+namespace mmvlog::archiver {
+namespace {
+
+bool AllDigits(absl::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (!absl::ascii_isdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}
+
+absl::string_view FirstWord(absl::string_view s) {
+  const size_t sp = s.find(' ');
+  return sp == absl::string_view::npos ? s : s.substr(0, sp);
+}
+
+// The metric's columns that `wanted` names, in pmrep's order (check_metric):
+// per name, a number matches the first instance whose first word is that
+// number; otherwise (or when none did) a regular expression over the whole
+// name. InvalidArgument for a bad expression.
+absl::StatusOr<std::vector<size_t>> ChooseInstances(const ColumnSet& set, const ReplayMetric& m,
+                                                    const std::vector<std::string>& wanted) {
+  std::vector<size_t> out;
+  for (const std::string& r : wanted) {
+    bool hit = false;
+    if (AllDigits(r) && !m.columns.empty() &&
+        AllDigits(FirstWord(set.columns()[m.columns[0]].instance))) {
+      for (size_t c : m.columns) {
+        const absl::string_view first = FirstWord(set.columns()[c].instance);
+        int64_t a = 0, b = 0;
+        if (absl::SimpleAtoi(first, &a) && absl::SimpleAtoi(r, &b) && a == b) {
+          out.push_back(c);
+          hit = true;
+          break;
+        }
+      }
+    }
+    if (hit) continue;
+    std::regex re;
+    try {
+      re = std::regex(r, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      return absl::InvalidArgumentError(absl::StrCat("Invalid regex '", r, "': ", e.what()));
+    }
+    for (size_t c : m.columns) {
+      if (std::regex_match(set.columns()[c].instance, re)) out.push_back(c);
+    }
+  }
+  return out;
+}
+
+// The units text pmrep converts to when the spec names none: the scale
+// option for the metric's dimension (forced, or where the spec is silent),
+// else the metric's own.
+std::string UnitsText(const PmrepOptions& o, const format::PmrepMetric& spec,
+                      const format::PmUnits& u) {
+  const bool count = u.dim_count == 1 && u.dim_space == 0 && u.dim_time == 0;
+  const bool space = u.dim_space == 1 && u.dim_count == 0 && u.dim_time == 0;
+  const bool time = u.dim_time == 1 && u.dim_count == 0 && u.dim_space == 0;
+  auto pick = [&](const std::string& force, const std::string& scale) -> std::string {
+    if (!force.empty()) return force;
+    if (!scale.empty() && spec.unit.empty()) return scale;
+    return spec.unit.empty() ? format::UnitsToString(u) : spec.unit;
+  };
+  if (count) return pick(o.count_scale_force, o.count_scale);
+  if (space) return pick(o.space_scale_force, o.space_scale);
+  if (time) return pick(o.time_scale_force, o.time_scale);
+  return spec.unit.empty() ? format::UnitsToString(u) : spec.unit;
+}
+
+absl::StatusOr<int64_t> SpecInteger(const std::string& text, const std::string& metric,
+                                    bool non_negative) {
+  int64_t v = 0;
+  if (!absl::SimpleAtoi(text, &v) || (non_negative && v < 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(non_negative ? "Non-negative integer" : "Integer", " expected: ", metric));
+  }
+  return v;
+}
+
+bool Numeric(int32_t type) {
+  return type == format::kType32 || type == format::kTypeU32 || type == format::kType64 ||
+         type == format::kTypeU64 || type == format::kTypeFloat || type == format::kTypeDouble;
+}
+
+// One metric's columns (pmconfig.py's validate_metrics, one iteration).
+absl::Status AddMetric(const PmrepOptions& o, const format::PmrepMetric& spec,
+                       const ColumnSet& set, const ReplayMetric& m,
+                       std::vector<PmrepColumn>* out) {
+  const format::Desc& d = m.desc;
+  if (!Numeric(d.type) && d.type != format::kTypeString) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Invalid metric ", m.name, " (Unknown or illegal metric type)"));
+  }
+  std::vector<size_t> cols = m.columns;
+  const std::vector<std::string>& wanted = spec.instances.empty() ? o.instances : spec.instances;
+  const bool indom = d.indom != format::kIndomNull && !cols.empty() &&
+                     set.columns()[cols[0]].inst != -1;
+  if (indom && !wanted.empty()) {
+    absl::StatusOr<std::vector<size_t>> chosen = ChooseInstances(set, m, wanted);
+    if (!chosen.ok()) return chosen.status();
+    if (chosen->empty()) return absl::OkStatus();  // pmrep leaves the metric out
+    cols = *std::move(chosen);
+  }
+  const bool string = d.type == format::kTypeString;
+  bool raw = spec.type.empty() ? o.raw_prefer : spec.type == "raw";
+  if (o.raw) raw = true;
+  const format::PmUnits units = format::UnitsFromWord(d.units);
+  std::string label = UnitsText(o, spec, units);
+  if (!raw && !string && d.sem == format::kSemCounter && label.find('/') == std::string::npos) {
+    label += " / s";
+  }
+  PmrepColumn base;
+  base.type = format::kTypeDouble;
+  if (!string) {
+    absl::StatusOr<format::ScaleConversion> conv = format::ConvertToSpec(units, label);
+    if (!conv.ok()) return absl::InvalidArgumentError(absl::StrCat(m.name, ": ", conv.status().message()));
+    base.rate = conv->rate;
+    base.scale = conv->scale;
+    base.multiplier = conv->multiplier;
+    absl::StatusOr<format::UnitsSpec> typed = format::ParseUnitsSpec(label);
+    if (typed.ok() && format::UnitsToString(typed->units) == format::UnitsToString(units)) {
+      base.type = d.type;
+    }
+    if (!raw && d.sem == format::kSemCounter) base.type = format::kTypeDouble;
+  } else {
+    base.type = format::kTypeString;
+    base.string = true;
+  }
+  base.precision = o.precision;
+  if (!spec.precision.empty()) {
+    absl::StatusOr<int64_t> p = SpecInteger(spec.precision, m.name, false);
+    if (!p.ok()) return p.status();
+    base.precision = static_cast<int>(*p);
+  }
+  if (o.precision_force) base.precision = *o.precision_force;
+  base.limit = o.limit_filter;
+  if (!spec.limit.empty()) {
+    absl::StatusOr<int64_t> l = SpecInteger(spec.limit, m.name, false);
+    if (!l.ok()) return l.status();
+    base.limit = *l;
+  }
+  if (o.limit_filter_force != 0) base.limit = o.limit_filter_force;
+  if (string) base.limit = 0;
+  if (!spec.width.empty()) {
+    absl::StatusOr<int64_t> w = SpecInteger(spec.width, m.name, true);
+    if (!w.ok()) return w.status();
+  }
+  base.discrete = d.sem == format::kSemDiscrete;
+  for (size_t c : cols) {
+    PmrepColumn col = base;
+    col.column = c;
+    col.name = indom ? absl::StrCat(m.name, "-", set.columns()[c].instance) : m.name;
+    out->push_back(std::move(col));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<PmrepColumn>> LayOutPmrepColumns(const PmrepOptions& options,
+                                                            const ColumnSet& columns) {
+  std::vector<PmrepColumn> out;
+  std::set<size_t> used;  // metrics shown (pmrep ignores a metric named twice)
+  for (const format::PmrepMetric& spec : options.metrics) {
+    bool found = false;
+    for (size_t i = 0; i < columns.metrics().size(); ++i) {
+      const ReplayMetric& m = columns.metrics()[i];
+      if (m.name != spec.name && !absl::StartsWith(m.name, absl::StrCat(spec.name, "."))) continue;
+      found = true;
+      if (!used.insert(i).second) continue;
+      absl::Status s = AddMetric(options, spec, columns, m, &out);
+      if (!s.ok()) return s;
+    }
+    if (!found && !options.ignore_unknown) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Invalid metric ", spec.name, " (Unknown metric name)"));
+    }
+  }
+  if (out.empty()) return absl::NotFoundError("No matching instances found");
+  return out;
+}
+
+std::optional<double> PmrepNumber(const PmrepColumn& col, const Row& row, const Row* prev,
+                                  double seconds) {
+  const size_t c = col.column;
+  const ValueKind kind = row.kind(c);
+  if (kind == kNoValue || kind == kString) return std::nullopt;
+  double v = NumberOf(kind, row.bits[c]);
+  if (col.rate) {
+    if (prev == nullptr) return std::nullopt;
+    const ValueKind pk = prev->kind(c);
+    if (pk == kNoValue || pk == kString) return std::nullopt;
+    double delta = v - NumberOf(pk, prev->bits[c]);
+    if (delta < 0) return std::nullopt;  // the fetchgroup does not unwrap by default
+    delta /= std::max(seconds, 1e-9);
+    v = delta;
+  }
+  v = v * col.scale * col.multiplier;
+  switch (col.type) {
+    case format::kType32:
+      if (v > INT_MAX || v < INT_MIN) return std::nullopt;
+      v = static_cast<double>(static_cast<int32_t>(v));
+      break;
+    case format::kTypeU32:
+      if (v > UINT_MAX || v < 0) return std::nullopt;
+      v = static_cast<double>(static_cast<uint32_t>(v));
+      break;
+    case format::kType64:
+      if (v > static_cast<double>(LLONG_MAX) || v < static_cast<double>(LLONG_MIN)) return std::nullopt;
+      v = static_cast<double>(static_cast<int64_t>(v));
+      break;
+    case format::kTypeU64:
+      if (v > static_cast<double>(ULLONG_MAX) || v < 0) return std::nullopt;
+      v = static_cast<double>(static_cast<uint64_t>(v));
+      break;
+    case format::kTypeFloat:
+      if (std::fabs(v) > FLT_MAX) return std::nullopt;
+      v = static_cast<double>(static_cast<float>(v));
+      break;
+    default:
+      break;
+  }
+  if (col.limit > 0 && v < static_cast<double>(col.limit)) return std::nullopt;
+  if (col.limit < 0 && v > static_cast<double>(-col.limit)) return std::nullopt;
+  return v;
+}
+
+std::string PmrepNumberText(const PmrepColumn& col, double v) {
+  switch (col.type) {
+    case format::kType32:
+    case format::kType64:
+      return absl::StrCat(static_cast<int64_t>(v));
+    case format::kTypeU32:
+    case format::kTypeU64:
+      return absl::StrCat(static_cast<uint64_t>(v));
+    default:
+      break;
+  }
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  if (std::isnan(v)) return "NaN";
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%.*f", col.precision, v);
+  return buf;
+}
+
+}  // namespace mmvlog::archiver

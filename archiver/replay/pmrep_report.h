@@ -1,0 +1,86 @@
+// What pmrep shows for a metric set: its columns, in its order, each with
+// the conversion pmrep's fetchgroup makes and the text rules of its output
+// (pcp/pmconfig.py validate_metrics, pmrep write_csv). Policy only: the
+// options and metrics come resolved (format/text/pmrep_conf.h reads the
+// files, cmd/ merges them with the command line), the values come in rows.
+//
+// Per metric, as pmconfig.py decides: the columns are its instances (all,
+// or those its spec or -i names: a number matches an instance whose name
+// starts with that number, anything else is a regular expression matched
+// against the whole name, in the order they are named); the units are the
+// spec's, else the scale option for its dimension, else its own; a counter
+// shown as a rate (not raw) has " / s" added to its units, so that the
+// conversion is a rate; the number is a double unless the units are the
+// metric's own and it is no rate (then its own type, truncated from the
+// double the conversion made); precision and limit from the spec, else the
+// options.
+#ifndef MMVLOG_ARCHIVER_REPLAY_PMREP_REPORT_H_
+#define MMVLOG_ARCHIVER_REPLAY_PMREP_REPORT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "archiver/replay/columns.h"
+#include "archiver/replay/row.h"
+#include "format/text/pmrep_conf.h"
+
+namespace mmvlog::archiver {
+
+// pmrep's options that shape a report (pmrep.conf keys, as typed there
+// or on the command line), resolved.
+struct PmrepOptions {
+  std::vector<format::PmrepMetric> metrics;  // [global]'s, then the sets' and the command line's
+  bool header = true;
+  std::string delimiter;  // "" : "," for CSV
+  std::string timefmt;    // "" : "%Y-%m-%d %H:%M:%S" for CSV
+  bool raw = false;         // type = raw (-r): every counter as stored
+  bool raw_prefer = false;  // type_prefer = raw (-R): where the spec says nothing
+  int precision = 3;
+  std::optional<int> precision_force;
+  std::vector<std::string> instances;  // -i: where the spec names none
+  int64_t limit_filter = 0, limit_filter_force = 0;
+  std::string count_scale, space_scale, time_scale;
+  std::string count_scale_force, space_scale_force, time_scale_force;
+  bool ignore_unknown = false;
+  bool extcsv = false;  // -k: "Host,Interval," before the time
+};
+
+struct PmrepColumn {
+  size_t column = 0;  // in the ColumnSet
+  std::string name;   // the header's "metric" or "metric-instance"
+  bool rate = false;
+  double scale = 1, multiplier = 1;
+  int32_t type = 0;   // the number's PM_TYPE_* (DOUBLE unless kept)
+  int precision = 3;
+  int64_t limit = 0;  // 0: none; > 0 values below it hidden; < 0 above -limit
+  bool discrete = false;
+  bool string = false;
+};
+
+// The columns of `options.metrics` in `columns`. Errors: InvalidArgument
+// for a metric the archives do not have ("Invalid metric NAME (Unknown
+// metric name)", unless ignore_unknown), units that do not fit a metric,
+// a width, precision or limit that is not an integer; NotFound when no
+// column is left.
+absl::StatusOr<std::vector<PmrepColumn>> LayOutPmrepColumns(const PmrepOptions& options,
+                                                            const ColumnSet& columns);
+
+// A cell as pmrep converts it: the number of column `col` at `row`, given
+// the previous row (nullptr at the first) and the seconds between them;
+// nullopt where pmrep shows nothing (no value, no previous value for a
+// rate, a counter that went down, out of the type's range, filtered by
+// the limit).
+std::optional<double> PmrepNumber(const PmrepColumn& col, const Row& row, const Row* prev,
+                                  double seconds);
+
+// The text of a number as pmrep writes it to CSV: integers as integers,
+// doubles with `precision` decimals, "inf", "-inf", "NaN".
+std::string PmrepNumberText(const PmrepColumn& col, double v);
+
+}  // namespace mmvlog::archiver
+
+#endif  // MMVLOG_ARCHIVER_REPLAY_PMREP_REPORT_H_

@@ -1,0 +1,287 @@
+#include "cmd/pmrep_sets.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "cmd/common.h"
+#include "format/text/pmrep_conf.h"
+
+namespace mmvlog::cmd {
+namespace {
+
+// pmrep's configuration keys (pmrep's self.keys): options, not metrics.
+constexpr absl::string_view kOptionKeys[] = {
+    "source", "output", "derived", "header", "globals", "samples", "interval", "type",
+    "precision", "daemonize", "timestamp", "unitinfo", "colxrow", "separate_header",
+    "fixed_header", "delay", "width", "delimiter", "extcsv", "width_force", "extheader",
+    "repeat_header", "timefmt", "interpol", "dynamic_header", "overall_rank",
+    "overall_rank_alt", "sort_metric", "count_scale", "space_scale", "time_scale", "version",
+    "count_scale_force", "space_scale_force", "time_scale_force", "type_prefer",
+    "precision_force", "limit_filter", "limit_filter_force", "live_filter", "rank",
+    "invert_filter", "predicate", "names_change", "speclocal", "instances", "ignore_incompat",
+    "ignore_unknown", "omit_flat", "instinfo", "include_labels", "include_texts"};
+
+bool IsOption(absl::string_view key) {
+  return std::find(std::begin(kOptionKeys), std::end(kOptionKeys), key) != std::end(kOptionKeys);
+}
+
+bool Readable(const std::string& path, bool* dir) {
+  struct stat st;
+  if (::access(path.c_str(), R_OK) != 0 || ::stat(path.c_str(), &st) != 0) return false;
+  *dir = S_ISDIR(st.st_mode);
+  return S_ISDIR(st.st_mode) || S_ISREG(st.st_mode);
+}
+
+absl::StatusOr<std::vector<std::string>> ConfigFiles(const std::string& flag) {
+  std::string config = flag;
+  bool dir = false;
+  if (!config.empty()) {
+    if (!Readable(config, &dir)) {
+      struct stat st;
+      const char* why = ::stat(config.c_str(), &st) != 0 ? "No such file or directory"
+                        : ::access(config.c_str(), R_OK) != 0 ? "Permission denied"
+                                                              : "Not a regular file";
+      return absl::FailedPreconditionError(
+          absl::StrCat("Failed to read configuration from '", config, "':\n", why, "."));
+    }
+  } else {
+    const char* home = std::getenv("HOME");
+    const std::string h = home != nullptr ? home : "";
+    const std::string sys = PcpConfValue("PCP_SYSCONF_DIR", "/etc/pcp");
+    for (const std::string& c : {std::string("./pmrep.conf"), h + "/.pmrep.conf",
+                                 h + "/.pcp/pmrep.conf", sys + "/pmrep/pmrep.conf", sys + "/pmrep"}) {
+      if (Readable(c, &dir)) {
+        config = c;
+        break;
+      }
+    }
+    if (config.empty()) return std::vector<std::string>{};
+  }
+  if (!dir) return std::vector<std::string>{config};
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(config, ec)) {
+    const std::string p = e.path().string();
+    bool sub = false;
+    if (absl::EndsWith(p, ".conf") && Readable(p, &sub) && !sub) files.push_back(p);
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+struct ConfFile {
+  std::string path;
+  std::vector<format::IniSection> sections;
+  const format::IniSection* Find(absl::string_view name) const {
+    for (const format::IniSection& s : sections) {
+      if (s.name == name) return &s;
+    }
+    return nullptr;
+  }
+};
+
+absl::Status BadOption(absl::string_view key, absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat("Error while reading option ", key, ": ", what, "."));
+}
+
+// One option read from a file (pmconfig.py's set_attr, the keys replay
+// uses; the others shape pmrep's terminal output and are read, not used).
+absl::Status SetOption(const std::string& key, const std::string& raw, PmrepResolved* r) {
+  const std::string v = format::OptionValue(raw);
+  archiver::PmrepOptions& o = r->options;
+  auto integer = [&](int64_t* out) {
+    return absl::SimpleAtoi(v, out) ? absl::OkStatus() : BadOption(key, "Integer expected");
+  };
+  int64_t n = 0;
+  if (key == "header") {
+    r->header = format::OptionBool(v) != 0 && v != "0";
+  } else if (key == "delimiter") {
+    r->delimiter = v;
+  } else if (key == "timefmt") {
+    r->timefmt = v;
+  } else if (key == "precision" || key == "precision_force") {
+    absl::Status s = integer(&n);
+    if (!s.ok() || n < 0) return BadOption(key, "Non-negative integer expected");
+    if (key == "precision") o.precision = static_cast<int>(n); else o.precision_force = static_cast<int>(n);
+  } else if (key == "type") {
+    o.raw = v == "raw";
+  } else if (key == "type_prefer") {
+    o.raw_prefer = v == "raw";
+  } else if (key == "instances") {
+    o.instances = absl::StrSplit(v, ',');
+  } else if (key == "interval") {
+    r->interval = v;
+  } else if (key == "samples") {
+    r->samples = v;
+  } else if (key == "ignore_unknown") {
+    o.ignore_unknown = format::OptionBool(v) == 1 || v == "1";
+  } else if (key == "limit_filter" || key == "limit_filter_force") {
+    absl::Status s = integer(&n);
+    if (!s.ok()) return s;
+    (key == "limit_filter" ? o.limit_filter : o.limit_filter_force) = n;
+  } else if (key == "count_scale") { o.count_scale = v;
+  } else if (key == "space_scale") { o.space_scale = v;
+  } else if (key == "time_scale") { o.time_scale = v;
+  } else if (key == "count_scale_force") { o.count_scale_force = v;
+  } else if (key == "space_scale_force") { o.space_scale_force = v;
+  } else if (key == "time_scale_force") { o.time_scale_force = v;
+  } else if (key == "derived") {
+    const std::string list = v.find(';') != std::string::npos ? v : absl::StrReplaceAll(v, {{",", ";"}});
+    for (absl::string_view piece : absl::StrSplit(list, ';', absl::SkipWhitespace())) {
+      absl::StatusOr<std::vector<format::DerivedDefinition>> defs;
+      if (piece[0] == '/' || piece[0] == '.') {
+        std::ifstream in{std::string(piece)};
+        if (!in) return absl::NotFoundError(absl::StrCat("derived: cannot read ", piece));
+        std::stringstream text;
+        text << in.rdbuf();
+        defs = format::ParseDerivedConfig(text.str(), std::string(piece));
+      } else {
+        defs = format::ParseDerivedList(piece);
+      }
+      if (!defs.ok()) return defs.status();
+      r->derived.insert(r->derived.end(), defs->begin(), defs->end());
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ApplyOptions(const format::IniSection& s, bool options_section, PmrepResolved* r,
+                          bool* globals) {
+  for (const format::IniEntry& e : s.entries) {
+    if (!IsOption(e.key)) {
+      if (options_section) {
+        return absl::InvalidArgumentError(absl::StrCat("Unknown option ", e.key, " in [options]"));
+      }
+      continue;
+    }
+    if (e.value.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("No value set for option ", e.key, " in [", s.name, "]"));
+    }
+    if (e.key == "globals") *globals = format::OptionBool(format::OptionValue(e.value)) == 1;
+    absl::Status st = SetOption(e.key, e.value, r);
+    if (!st.ok()) return st;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FileError(const std::string& path, absl::string_view what) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("Failed to read configuration file '", path, "':\n", what, "."));
+}
+
+void AddMetrics(const format::PmrepSet& set, const std::string& where, PmrepResolved* r) {
+  for (const format::PmrepMetric& m : set.metrics) {
+    if (!m.formula.empty()) r->derived.push_back({m.name, m.formula, where});
+    r->options.metrics.push_back(m);
+  }
+}
+
+}  // namespace
+
+bool WantsPmrepReport(const std::vector<std::string>& metric_args) {
+  return std::any_of(metric_args.begin(), metric_args.end(), [](const std::string& a) {
+    return (!a.empty() && a[0] == ':') || a.find(',') != std::string::npos;
+  });
+}
+
+absl::StatusOr<PmrepResolved> ResolvePmrep(const PmrepCommandLine& cl) {
+  absl::StatusOr<std::vector<std::string>> paths = ConfigFiles(cl.config);
+  if (!paths.ok()) return paths.status();
+  std::vector<ConfFile> files;
+  for (const std::string& p : *paths) {
+    std::ifstream in(p);
+    if (!in) return absl::FailedPreconditionError(absl::StrCat("Failed to read configuration from '", p, "'"));
+    std::stringstream text;
+    text << in.rdbuf();
+    absl::StatusOr<std::vector<format::IniSection>> sections = format::ParseIni(text.str());
+    if (!sections.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("Failed to read configuration file '", p,
+                                                     "', ", sections.status().message()));
+    }
+    files.push_back({p, *std::move(sections)});
+  }
+  std::vector<std::string> sets;
+  for (const std::string& item : cl.items) {
+    if (!item.empty() && item[0] == ':') sets.push_back(item.substr(1));
+  }
+  PmrepResolved r;
+  bool globals = true;
+  for (const ConfFile& f : files) {
+    if (const format::IniSection* s = f.Find("options")) {
+      absl::Status st = ApplyOptions(*s, true, &r, &globals);
+      if (!st.ok()) return FileError(f.path, st.message());
+    }
+    for (const std::string& name : sets) {
+      if (const format::IniSection* s = f.Find(name)) {
+        absl::Status st = ApplyOptions(*s, false, &r, &globals);
+        if (!st.ok()) return FileError(f.path, st.message());
+      }
+    }
+  }
+  // The command line last.
+  archiver::PmrepOptions& o = r.options;
+  if (cl.header) r.header = *cl.header;
+  if (cl.delimiter) r.delimiter = *cl.delimiter;
+  if (cl.timefmt) r.timefmt = *cl.timefmt;
+  if (cl.precision) o.precision = *cl.precision;
+  if (cl.precision_force) o.precision_force = *cl.precision_force;
+  if (cl.raw) o.raw = true;
+  if (cl.raw_prefer) o.raw_prefer = true;
+  if (!cl.instances.empty()) o.instances = cl.instances;
+  if (cl.ignore_unknown) o.ignore_unknown = true;
+  for (auto [to, from] : {std::pair{&o.count_scale, &cl.count_scale}, {&o.space_scale, &cl.space_scale},
+                          {&o.time_scale, &cl.time_scale}, {&o.count_scale_force, &cl.count_scale_force},
+                          {&o.space_scale_force, &cl.space_scale_force},
+                          {&o.time_scale_force, &cl.time_scale_force}}) {
+    if (!from->empty()) *to = *from;
+  }
+  // Metrics: [global]'s, then each item's.
+  if (globals) {
+    for (const ConfFile& f : files) {
+      const format::IniSection* g = f.Find("global");
+      if (g == nullptr) continue;
+      for (const format::IniEntry& e : g->entries) {
+        if (IsOption(e.key)) return FileError(f.path, "Section [global] contains options");
+      }
+      absl::StatusOr<format::PmrepSet> set = format::ReadSet(*g, IsOption);
+      if (!set.ok()) return FileError(f.path, set.status().message());
+      AddMetrics(*set, f.path, &r);
+    }
+  }
+  for (const std::string& item : cl.items) {
+    if (item.empty() || item[0] != ':') {
+      o.metrics.push_back(format::ParseCompactSpec(item));
+      continue;
+    }
+    const std::string name = item.substr(1);
+    const ConfFile* from = nullptr;
+    const format::IniSection* section = nullptr;
+    for (const ConfFile& f : files) {  // the last file's section wins
+      if (const format::IniSection* s = f.Find(name); s != nullptr && name != "options" && name != "global") {
+        from = &f;
+        section = s;
+      }
+    }
+    if (section == nullptr) {
+      return absl::NotFoundError(absl::StrCat("Metricset definition ':", name, "' not found."));
+    }
+    absl::StatusOr<format::PmrepSet> set = format::ReadSet(*section, IsOption);
+    if (!set.ok()) return FileError(from->path, set.status().message());
+    AddMetrics(*set, from->path, &r);
+  }
+  if (o.metrics.empty()) return absl::InvalidArgumentError("No metrics specified.");
+  return r;
+}
+
+}  // namespace mmvlog::cmd

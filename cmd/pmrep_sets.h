@@ -1,0 +1,61 @@
+// pmrep's metric sets for replay: finding pmrep.conf as pmrep finds it,
+// reading it, and merging its options with the command line's.
+//
+// The configuration is -c's file or directory, else the first of
+// ./pmrep.conf, $HOME/.pmrep.conf, $HOME/.pcp/pmrep.conf,
+// $PCP_SYSCONF_DIR/pmrep/pmrep.conf and $PCP_SYSCONF_DIR/pmrep that can be
+// read; a directory means its *.conf files in name order. Options apply
+// in pmrep's order: built-in defaults, each file's [options], the options
+// of each :SET named (in the order named), then the command line.
+#ifndef MMVLOG_CMD_PMREP_SETS_H_
+#define MMVLOG_CMD_PMREP_SETS_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "archiver/replay/pmrep_report.h"
+#include "format/derive/derive_config.h"
+
+namespace mmvlog::cmd {
+
+// What the command line said (unset: std::nullopt or empty).
+struct PmrepCommandLine {
+  std::string config;                   // -c
+  std::vector<std::string> items;       // ":SET", "metric" or "metric,label,..." in order
+  std::optional<bool> header;           // -H: false
+  std::optional<std::string> delimiter; // -l
+  std::optional<std::string> timefmt;   // -f
+  std::optional<int> precision, precision_force;  // -P, -0
+  bool raw = false, raw_prefer = false; // -r, -R
+  std::vector<std::string> instances;   // -i
+  bool ignore_unknown = false;          // -5
+  std::string count_scale, space_scale, time_scale;              // -q -b -y
+  std::string count_scale_force, space_scale_force, time_scale_force;  // -Q -B -Y
+};
+
+struct PmrepResolved {
+  archiver::PmrepOptions options;
+  std::vector<format::DerivedDefinition> derived;  // formulas and the derived option
+  std::string interval;  // the sets' interval option ("" none)
+  std::string samples;   // the sets' samples option
+  std::string delimiter = ",";
+  std::string timefmt = "%Y-%m-%d %H:%M:%S";
+  bool header = true;
+};
+
+// Whether the metric arguments ask for pmrep's report (a :SET, or a spec
+// with a comma).
+bool WantsPmrepReport(const std::vector<std::string>& metric_args);
+
+// Reads the configuration and resolves the report. Errors as pmrep's:
+// NotFound "Metricset definition ':NAME' not found", FailedPrecondition
+// for a file that cannot be read ("Failed to read configuration from
+// 'F'"), InvalidArgument "Failed to read configuration file 'F', line N:
+// ..." and bad option values.
+absl::StatusOr<PmrepResolved> ResolvePmrep(const PmrepCommandLine& cl);
+
+}  // namespace mmvlog::cmd
+
+#endif  // MMVLOG_CMD_PMREP_SETS_H_
