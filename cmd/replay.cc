@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -319,6 +321,49 @@ PmrepCommandLine PmrepLine(const ReplayFlags& f, const std::vector<std::string>&
   return cl;
 }
 
+// PCP's global derived metrics, as libpcp loads them for every context:
+// $PCP_DERIVED_CONFIG's files and directories (':' between them; "" none),
+// else $PCP_SYSCONF_DIR/derived (6.0.3's place) and
+// $PCP_VAR_DIR/config/derived (7.2's). A file that cannot be read or
+// parsed is passed over, as libpcp passes over it.
+std::vector<format::DerivedDefinition> GlobalDerivedDefinitions() {
+  std::vector<std::string> paths;
+  if (const char* env = std::getenv("PCP_DERIVED_CONFIG"); env != nullptr) {
+    for (absl::string_view p : absl::StrSplit(env, ':', absl::SkipEmpty())) paths.emplace_back(p);
+  } else {
+    paths = {PcpConfValue("PCP_SYSCONF_DIR", "/etc/pcp") + "/derived",
+             PcpConfValue("PCP_VAR_DIR", "/var/lib/pcp") + "/config/derived"};
+  }
+  std::vector<std::string> files;
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(p, ec)) {
+      std::vector<std::string> in;
+      for (const auto& e : std::filesystem::directory_iterator(p, ec)) {
+        if (e.is_regular_file(ec)) in.push_back(e.path().string());
+      }
+      std::sort(in.begin(), in.end());
+      files.insert(files.end(), in.begin(), in.end());
+    } else if (std::filesystem::is_regular_file(p, ec)) {
+      files.push_back(p);
+    }
+  }
+  std::vector<format::DerivedDefinition> out;
+  for (const std::string& file : files) {
+    std::ifstream in(file);
+    std::stringstream text;
+    text << in.rdbuf();
+    absl::StatusOr<std::vector<format::DerivedDefinition>> defs =
+        format::ParseDerivedConfig(text.str(), file);
+    if (!in || !defs.ok()) continue;
+    for (format::DerivedDefinition& d : *defs) {
+      d.global = true;
+      out.push_back(std::move(d));
+    }
+  }
+  return out;
+}
+
 int Fail(absl::string_view what) {
   std::fprintf(stderr, "mmvlog replay: %s\n", std::string(what).c_str());
   return kExitFailure;
@@ -396,6 +441,12 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
       return UsageError("replay", absl::StrCat("samples: not a number: ", pmrep->samples));
     }
     if (!dump && !json && !stats && !text && f.plot.empty() && f.html.empty()) csv = true;
+  }
+  if (!metrics.empty() && !dump) {
+    // Named metrics may be PCP's global derived ones (kernel.cpu.util.user);
+    // they come first, as libpcp's lookup finds them first.
+    std::vector<format::DerivedDefinition> global = GlobalDerivedDefinitions();
+    derived->insert(derived->begin(), global.begin(), global.end());
   }
   archiver::Selection selection;
   selection.metrics = metrics;

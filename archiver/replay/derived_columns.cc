@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <cmath>
+#include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -56,8 +57,11 @@ absl::StatusOr<std::unique_ptr<DerivedColumns>> DerivedColumns::Prepare(
     return std::nullopt;
   };
   std::vector<std::string> operands;
+  std::set<std::string> defined;  // the first definition of a name wins (pmLookupName finds it)
   for (const format::DerivedDefinition& def : defs) {
+    if (def.global && user.metrics.empty()) continue;
     if (!user.metrics.empty() && !Chooses(user.metrics, def.name)) continue;
+    if (defined.count(def.name) != 0) continue;
     // A name the archives have is theirs: pmrep registers a definition
     // only where pmLookupName fails.
     if (lookup(def.name).has_value()) continue;
@@ -65,18 +69,21 @@ absl::StatusOr<std::unique_ptr<DerivedColumns>> DerivedColumns::Prepare(
     d->name = def.name;
     d->expr = def.expr;
     d->parse = format::ParseDerived(def.expr);
+    if (def.global && d->parse.error.has_value()) continue;
     if (d->parse.error.has_value()) {
       return absl::InvalidArgumentError(
           absl::StrCat(def.where, ": derived metric ", def.name, ": syntax error\n",
                        format::FormatDeriveSyntaxError(def.expr, *d->parse.error)));
     }
     d->check = format::CheckDerived(*d->parse.tree, lookup);
+    if (def.global && d->check.bound == nullptr) continue;
     if (d->check.bound == nullptr) {
       return absl::InvalidArgumentError(absl::StrCat(
           def.where, ": Semantic error: derived metric ", def.name, ": ", d->check.error));
     }
     d->eval = std::make_unique<format::DeriveEvaluator>(*d->check.bound);
     Operands(*d->parse.tree, &operands);
+    defined.insert(def.name);
     out->derived_.push_back(std::move(d));
   }
   out->all_raw_ = user.metrics.empty();
@@ -196,6 +203,7 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
   const double now = static_cast<double>(in.time.sec - epoch_) + in.time.nsec * 1e-9;
   format::DeriveFetch fetch;
   fetch.seconds = now;
+  fetch.ns = (in.time.sec - epoch_) * 1000000000 + in.time.nsec;
   fetch.metric = [&](const std::string& name, format::DeriveValues* out) {
     auto it = operand_metric_.find(name);
     if (it == operand_metric_.end()) return;

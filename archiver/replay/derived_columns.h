@@ -42,6 +42,9 @@ class DerivedColumns {
       const std::vector<format::DerivedDefinition>& defs, const ArchiveSet& archives,
       const Selection& user);
 
+  // Whether no definition was chosen (the raw columns go straight through).
+  bool empty() const { return derived_.empty(); }
+
   // What the stream must decode: the user's raw metrics and every operand.
   const Selection& operands() const { return operand_selection_; }
 

@@ -69,7 +69,7 @@ absl::StatusOr<Replay> Replay::Open(const std::vector<std::string>& names, const
     absl::StatusOr<std::unique_ptr<DerivedColumns>> p =
         DerivedColumns::Prepare(derived, *archives, selection);
     if (!p.ok()) return p.status();
-    d = *std::move(p);
+    if (!(*p)->empty()) d = *std::move(p);
   }
   absl::StatusOr<ColumnSet> columns =
       ColumnSet::Build(*archives, d != nullptr ? d->operands() : selection);

@@ -36,6 +36,18 @@ absl::StatusOr<std::vector<DerivedDefinition>> ParseDerivedConfig(absl::string_v
     absl::string_view l = absl::StripAsciiWhitespace(line);
     if (l.empty() || l[0] == '#') continue;
     const size_t eq = l.find('=');
+    const size_t paren = l.find('(');
+    if (eq != absl::string_view::npos && paren != absl::string_view::npos && paren < eq) {
+      // "name(oneline) = text", "name(helptext) = 'text'": a metric's help,
+      // its quoted value may go on over lines. Read past it.
+      const absl::string_view value = absl::StripAsciiWhitespace(l.substr(eq + 1));
+      if (!value.empty() && (value[0] == '\'' || value[0] == '"')) {
+        const char q = value[0];
+        std::string held(value.substr(1));
+        while (held.find(q) == std::string::npos && i + 1 < lines.size()) held = std::string(lines[++i]);
+      }
+      continue;
+    }
     if (eq == absl::string_view::npos) {
       return absl::InvalidArgumentError(absl::StrCat(
           file, ":", first, ": pmLoadDerivedConfig: missing '=' after name"));

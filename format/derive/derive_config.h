@@ -18,6 +18,10 @@ struct DerivedDefinition {
   std::string name;
   std::string expr;
   std::string where;  // "-e" or "FILE:LINE", for messages
+  // From PCP's global configuration ($PCP_DERIVED_CONFIG, else
+  // $PCP_SYSCONF_DIR/derived): shown only when named, and left out where it
+  // does not parse or bind, as libpcp leaves such definitions.
+  bool global = false;
 };
 
 // pmrep -e's text: "name=expr;name=expr". InvalidArgument naming the

@@ -6,9 +6,18 @@
 
 #include "absl/strings/str_cat.h"
 #include "format/archive/pm_desc_text.h"
+#include "format/units_spec.h"
 
 namespace mmvlog::format {
 namespace {
+
+// pmParseUnitsStr's units (mkconst(units=), rescale()); its multiplier is
+// not used there.
+absl::StatusOr<PmUnits> UnitsOf(absl::string_view text) {
+  absl::StatusOr<UnitsSpec> s = ParseUnitsSpec(text);
+  if (!s.ok()) return s.status();
+  return s->units;
+}
 
 using Op = DeriveOp;
 
@@ -180,11 +189,11 @@ class Checker {
       if (s.ok()) d.sem = *s;
     }
     if (n.spec.units.has_value()) {
-      absl::StatusOr<PmUnits> u = ParseUnits(*n.spec.units);
+      absl::StatusOr<PmUnits> u = UnitsOf(*n.spec.units);
       if (!u.ok()) {
         if (error_.empty()) {
           error_ = absl::StrCat("mkconst/novalue units=\"", *n.spec.units,
-                                "\": not a units string mmvlog reads yet");
+                                "\": not a units string (pmParseUnitsStr(3))");
         }
         return false;
       }
@@ -395,11 +404,11 @@ class Checker {
   }
 
   bool Rescale(DeriveBound& b) {
-    absl::StatusOr<PmUnits> to = ParseUnits(b.node->text);
+    absl::StatusOr<PmUnits> to = UnitsOf(b.node->text);
     if (!to.ok()) {
       if (error_.empty()) {
         error_ = absl::StrCat("rescale(..., \"", b.node->text,
-                              "\"): not a units string mmvlog reads yet");
+                              "\"): not a units string (pmParseUnitsStr(3))");
       }
       return false;
     }

@@ -20,9 +20,8 @@
 // skip the dimension check when either operand is of type U32) it is
 // followed, as are its other quirks (!x keeps x's descriptor).
 //
-// Not yet: units strings beyond pmUnitsStr's own spellings (mkconst(units=),
-// rescale(): pmParseUnitsStr(3) takes more), $PCP_DERIVED_CONFIG's
-// #control lines.
+// Units strings (mkconst(units=), rescale()) are pmParseUnitsStr(3)'s
+// (format/units_spec.h). Not yet: $PCP_DERIVED_CONFIG's #control lines.
 #ifndef MMVLOG_FORMAT_DERIVE_DERIVE_DESC_H_
 #define MMVLOG_FORMAT_DERIVE_DERIVE_DESC_H_
 

@@ -203,16 +203,22 @@ DeriveValues DeriveEvaluator::Across(const DeriveBound& b, DeriveValues l, const
     Last& last;
     DeriveValues& now;
     double seconds;
+    std::optional<int64_t> ns;
     ~Keep() {
       last.values = std::move(now);
       last.seconds = seconds;
+      last.ns = ns;
       last.has = true;
     }
-  } keep{last, l, f.seconds};
+  } keep{last, l, f.seconds, f.ns};
   if (!last.has) return out;
   const Last& previous = last;
   out.reserve(l.size());
-  const double dt = f.seconds - previous.seconds;
+  double dt = f.seconds - previous.seconds;
+  if (f.ns && previous.ns) {
+    const int64_t d = *f.ns - *previous.ns;
+    dt = static_cast<double>(d / 1000000000) + static_cast<double>(d % 1000000000) / 1e9;
+  }
   for (size_t i = 0; i < l.size(); ++i) {
     const DeriveValue& now = l[i];
     const DeriveValue* then = WithInst(previous.values, now.inst, i);
@@ -222,15 +228,24 @@ DeriveValues DeriveEvaluator::Across(const DeriveBound& b, DeriveValues l, const
       continue;
     }
     if (lb.desc.sem == kSemCounter && now.v < then->v) continue;
-    long double r = (now.v - then->v) / dt;
+    // In double, step by step, as libpcp computes it (the digits pmrep
+    // rounds must be the same).
+    double r;
+    if (lb.desc.type == kTypeDouble || lb.desc.type == kTypeFloat) {
+      r = static_cast<double>(now.v) - static_cast<double>(then->v);
+      if (lb.desc.type == kTypeFloat) r = static_cast<float>(r);
+    } else {
+      r = static_cast<double>(now.v - then->v);  // integers: exact, then one rounding
+    }
+    r /= dt;
     if (lb.desc.units.dim_time == 1) {
       // A time counter's rate: the time per second, a utilisation.
-      long double scale = 1;
+      double scale = 1;
       for (int s = kTimeSec; s < lb.desc.units.scale_time; ++s) scale *= 60;
       for (int s = lb.desc.units.scale_time; s < kTimeSec; ++s) scale /= 1000;
       r *= scale;
     }
-    out.push_back({now.inst, static_cast<double>(r)});
+    out.push_back({now.inst, r});
   }
   return out;
 }

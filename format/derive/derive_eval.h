@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,6 +45,10 @@ struct DeriveFetch {
   // The external name of instance `inst` of `indom` ("" when unknown).
   std::function<std::string(uint32_t indom, int32_t inst)> instance;
   double seconds = 0;  // the fetch's time
+  // The same time in nanoseconds from any fixed origin, when known: rate()
+  // then takes the seconds between fetches as libpcp does (the exact
+  // difference, then sec + nsec / 1e9 in double).
+  std::optional<int64_t> ns;
 };
 
 class DeriveEvaluator {
@@ -70,6 +75,7 @@ class DeriveEvaluator {
   struct Last {
     DeriveValues values;
     double seconds = 0;
+    std::optional<int64_t> ns;
     bool has = false;  // a fetch came before
   };
   struct RegexFree {

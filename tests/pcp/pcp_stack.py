@@ -124,6 +124,8 @@ PMNSMERGE = os.path.join(BINADM_DIR, "pmnsmerge")
 PMDA_PMCD = os.path.join(PMDAS_DIR, "pmcd", "pmda_pmcd.so")
 PMDA_MMV = os.path.join(PMDAS_DIR, "mmv", "pmda_mmv.so")
 PMNS_PMCD = os.path.join(VAR_DIR, "pmns", "root_pmcd")
+PMDA_LINUX = os.path.join(PMDAS_DIR, "linux", "pmda_linux.so")
+PMNS_LINUX = os.path.join(VAR_DIR, "pmns", "root_linux")
 PMNS_MMV_CANDIDATES = (os.path.join(VAR_DIR, "pmns", "root_mmv"),
                        os.path.join(PMDAS_DIR, "mmv", "root_mmv"))
 
@@ -194,19 +196,26 @@ class PmcdHandle:
         stop_pmcd(self)
 
 
-def _write_private_config(work_dir):
-    """pmcd.conf with the pmcd and mmv DSOs only, and a PMNS for them."""
+def _write_private_config(work_dir, linux=False):
+    """pmcd.conf with the pmcd and mmv DSOs (and linux's, if asked), and a
+    PMNS for them."""
     conf = os.path.join(work_dir, "pmcd.conf")
     with open(conf, "w") as f:
         f.write("# private pmcd for tests: pmcd's own PMDA and the MMV PMDA\n")
         f.write("pmcd\t%d\tdso\tpmcd_init\t%s\n" % (PMCD_DOMAIN, PMDA_PMCD))
         f.write("mmv\t%d\tdso\tmmv_init\t%s\n" % (MMV_DOMAIN, PMDA_MMV))
+        if linux:
+            f.write("linux\t60\tdso\tlinux_init\t%s\n" % PMDA_LINUX)
     pmns_mmv = next((p for p in PMNS_MMV_CANDIDATES if os.path.exists(p)), None)
     pmns = os.path.join(work_dir, "root")
     if pmns_mmv is None:
         _loud_skip("no root_mmv PMNS file (looked in %s)" % ", ".join(PMNS_MMV_CANDIDATES))
-    p = subprocess.run([PMNSMERGE, "-a", PMNS_PMCD, pmns_mmv, pmns],
+    extra = [PMNS_LINUX] if linux else []
+    p = subprocess.run([PMNSMERGE, "-a", PMNS_PMCD, pmns_mmv] + extra + [pmns],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if linux and (p.returncode != 0 or not os.path.exists(pmns)):
+        _loud_skip("cannot build a PMNS with linux's (pmnsmerge: %s)"
+                   % p.stdout.decode(errors="replace"))
     if p.returncode != 0 or not os.path.exists(pmns):
         # pmnsmerge should always work; write the PMNS by hand if it did not.
         with open(PMNS_PMCD) as f:
@@ -221,8 +230,9 @@ def _write_private_config(work_dir):
     return conf, pmns
 
 
-def start_pmcd(tmp_dir, work_dir=None, timeout=20.0):
-    """Starts a private pmcd whose MMV PMDA reads tmp_dir/mmv.
+def start_pmcd(tmp_dir, work_dir=None, timeout=20.0, linux=False):
+    """Starts a private pmcd whose MMV PMDA reads tmp_dir/mmv (and, with
+    `linux`, the Linux PMDA: this host's kernel, mem, disk ... metrics).
 
     tmp_dir becomes the PCP_TMP_DIR of pmcd and of the clients run through
     the handle. Its own files (config, PMNS, log) go to work_dir (default
@@ -242,7 +252,7 @@ def start_pmcd(tmp_dir, work_dir=None, timeout=20.0):
         work_dir = os.path.join(os.path.dirname(tmp_dir),
                                 os.path.basename(tmp_dir) + ".pmcd-work")
     os.makedirs(os.path.join(work_dir, "run"), exist_ok=True)
-    conf, pmns = _write_private_config(work_dir)
+    conf, pmns = _write_private_config(work_dir, linux)
     # A short directory for the unix socket (sun_path is 108 bytes).
     sock_dir = tempfile.mkdtemp(prefix="pmcd.", dir="/tmp")
 

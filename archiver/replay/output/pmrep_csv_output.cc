@@ -51,9 +51,13 @@ std::string PmrepCsvOutput::Cell(size_t i, const Row& row) const {
     v = absl::StrReplaceAll(v, {{"\n", " "}, {"\"", " "}});
     return absl::StrCat("\"", v, "\"");
   }
-  const double seconds =
-      have_prev_ ? absl::ToDoubleSeconds(format::ToAbslTime(row.time) - format::ToAbslTime(prev_.time))
-                 : 0;
+  // pmtimespecSub: the exact difference, then sec + nsec / 1e9.
+  double seconds = 0;
+  if (have_prev_) {
+    const int64_t d = (row.time.sec - prev_.time.sec) * 1000000000 +
+                      (static_cast<int64_t>(row.time.nsec) - static_cast<int64_t>(prev_.time.nsec));
+    seconds = static_cast<double>(d / 1000000000) + static_cast<double>(d % 1000000000) / 1e9;
+  }
   std::optional<double> v = PmrepNumber(col, row, have_prev_ ? &prev_ : nullptr, seconds);
   return v ? PmrepNumberText(col, *v) : "";
 }
