@@ -152,12 +152,9 @@ absl::Status AddMetric(const PmrepOptions& o, const format::PmrepMetric& spec,
     base.precision = static_cast<int>(*p);
   }
   if (o.precision_force) base.precision = *o.precision_force;
+  // A spec's own limit never takes effect in pmrep (pmconfig.py keeps the
+  // precision in the limit's slot before reading it): the options' do.
   base.limit = o.limit_filter;
-  if (!spec.limit.empty()) {
-    absl::StatusOr<int64_t> l = SpecInteger(spec.limit, m.name, false);
-    if (!l.ok()) return l.status();
-    base.limit = *l;
-  }
   if (o.limit_filter_force != 0) base.limit = o.limit_filter_force;
   if (string) base.limit = 0;
   if (!spec.width.empty()) {

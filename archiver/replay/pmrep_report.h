@@ -12,8 +12,9 @@
 // shown as a rate (not raw) has " / s" added to its units, so that the
 // conversion is a rate; the number is a double unless the units are the
 // metric's own and it is no rate (then its own type, truncated from the
-// double the conversion made); precision and limit from the spec, else the
-// options.
+// double the conversion made); precision from the spec, else the options;
+// the value filter from the options only (limit_filter, -8/-9: a spec's
+// limit field is read by pmrep but never applied, and so here too).
 #ifndef MMVLOG_ARCHIVER_REPLAY_PMREP_REPORT_H_
 #define MMVLOG_ARCHIVER_REPLAY_PMREP_REPORT_H_
 

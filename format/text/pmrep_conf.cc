@@ -59,6 +59,45 @@ std::vector<std::string> SplitInstances(absl::string_view text) {
   return out;
 }
 
+// configparser's BasicInterpolation of `value` within `section`: "%%" is
+// "%", "%(key)s" the key's value (interpolated in turn), any other '%' an
+// error.
+absl::StatusOr<std::string> Interpolate(const IniSection& section, absl::string_view value,
+                                        int depth) {
+  if (depth > 10) return absl::InvalidArgumentError("interpolation too deep");
+  std::string out;
+  for (size_t i = 0; i < value.size(); ++i) {
+    if (value[i] != '%') {
+      out.push_back(value[i]);
+      continue;
+    }
+    if (i + 1 < value.size() && value[i + 1] == '%') {
+      out.push_back('%');
+      ++i;
+      continue;
+    }
+    const size_t close = value.find(")s", i);
+    if (i + 1 >= value.size() || value[i + 1] != '(' || close == absl::string_view::npos) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "'%' must be followed by '%' or '(', found: '", value.substr(i), "'"));
+    }
+    const absl::string_view key = value.substr(i + 2, close - i - 2);
+    const IniEntry* ref = nullptr;
+    for (const IniEntry& e : section.entries) {
+      if (absl::AsciiStrToLower(e.key) == absl::AsciiStrToLower(key)) ref = &e;
+    }
+    if (ref == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat("Bad value substitution: option '", key,
+                                                     "' in section '", section.name, "'"));
+    }
+    absl::StatusOr<std::string> v = Interpolate(section, ref->value, depth + 1);
+    if (!v.ok()) return v.status();
+    out += *v;
+    i = close + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<IniSection>> ParseIni(absl::string_view text) {
@@ -111,6 +150,17 @@ absl::StatusOr<std::vector<IniSection>> ParseIni(absl::string_view text) {
     }
     sections.back().entries.push_back(std::move(entry));
     last = &sections.back().entries.back();
+  }
+  // Values as configparser gives them (every section's, as pmrep reads
+  // them all).
+  for (IniSection& section : sections) {
+    std::vector<std::string> values;
+    for (const IniEntry& e : section.entries) {
+      absl::StatusOr<std::string> v = Interpolate(section, e.value, 0);
+      if (!v.ok()) return LineError(e.line, v.status().message());
+      values.push_back(*std::move(v));
+    }
+    for (size_t i = 0; i < values.size(); ++i) section.entries[i].value = std::move(values[i]);
   }
   return sections;
 }

@@ -4,7 +4,8 @@
 // lines, "key = value" or "key: value" (keys keep their case, both sides
 // are stripped), comment lines starting with '#' or ';', an indented line
 // continuing the value above it; a section or key twice in one file is an
-// error. Section [options] holds options; [global] metrics shown with every
+// error; values are interpolated as configparser's BasicInterpolation does
+// ("%%" is "%", "%(key)s" another key's value). Section [options] holds options; [global] metrics shown with every
 // set (unless "globals = no"); any other section is a metric set, named on
 // pmrep's command line as ":section".
 //

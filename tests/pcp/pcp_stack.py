@@ -126,6 +126,8 @@ PMDA_MMV = os.path.join(PMDAS_DIR, "mmv", "pmda_mmv.so")
 PMNS_PMCD = os.path.join(VAR_DIR, "pmns", "root_pmcd")
 PMDA_LINUX = os.path.join(PMDAS_DIR, "linux", "pmda_linux.so")
 PMNS_LINUX = os.path.join(VAR_DIR, "pmns", "root_linux")
+PMDA_PROC = os.path.join(PMDAS_DIR, "proc", "pmda_proc.so")
+PMNS_PROC = os.path.join(VAR_DIR, "pmns", "root_proc")
 PMNS_MMV_CANDIDATES = (os.path.join(VAR_DIR, "pmns", "root_mmv"),
                        os.path.join(PMDAS_DIR, "mmv", "root_mmv"))
 
@@ -206,11 +208,12 @@ def _write_private_config(work_dir, linux=False):
         f.write("mmv\t%d\tdso\tmmv_init\t%s\n" % (MMV_DOMAIN, PMDA_MMV))
         if linux:
             f.write("linux\t60\tdso\tlinux_init\t%s\n" % PMDA_LINUX)
+            f.write("proc\t3\tdso\tproc_init\t%s\n" % PMDA_PROC)
     pmns_mmv = next((p for p in PMNS_MMV_CANDIDATES if os.path.exists(p)), None)
     pmns = os.path.join(work_dir, "root")
     if pmns_mmv is None:
         _loud_skip("no root_mmv PMNS file (looked in %s)" % ", ".join(PMNS_MMV_CANDIDATES))
-    extra = [PMNS_LINUX] if linux else []
+    extra = [PMNS_LINUX, PMNS_PROC] if linux else []
     p = subprocess.run([PMNSMERGE, "-a", PMNS_PMCD, pmns_mmv] + extra + [pmns],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     if linux and (p.returncode != 0 or not os.path.exists(pmns)):
@@ -232,7 +235,8 @@ def _write_private_config(work_dir, linux=False):
 
 def start_pmcd(tmp_dir, work_dir=None, timeout=20.0, linux=False):
     """Starts a private pmcd whose MMV PMDA reads tmp_dir/mmv (and, with
-    `linux`, the Linux PMDA: this host's kernel, mem, disk ... metrics).
+    `linux`, the Linux and proc PMDAs: this host's kernel, mem, disk ...
+    and proc.* metrics).
 
     tmp_dir becomes the PCP_TMP_DIR of pmcd and of the clients run through
     the handle. Its own files (config, PMNS, log) go to work_dir (default
