@@ -162,31 +162,26 @@ DeriveValues DeriveEvaluator::Ternary(const DeriveBound& b, const DeriveFetch& f
   if (b.fixed_guard == 0) return e;
   if (t.empty() && tb.node->op != Op::kNoValue) return out;
   if (e.empty() && eb.node->op != Op::kNoValue) return out;
-  auto value_of = [](const DeriveBound& vb, const DeriveValues& vs, int32_t inst,
-                     size_t hint) -> const DeriveValue* {
-    if (vs.empty()) return nullptr;
-    return vb.desc.indom == kIndomNull ? &vs[0] : WithInst(vs, inst, hint);
-  };
-  // The instances: of the operand with an instance domain (then, else,
-  // guard), or one singular value.
-  const DeriveValues* insts = nullptr;
-  if (tb.desc.indom != kIndomNull && !t.empty()) insts = &t;
-  else if (eb.desc.indom != kIndomNull && !e.empty()) insts = &e;
-  else if (gb.desc.indom != kIndomNull) insts = &g;
-  std::vector<int32_t> order;
-  if (insts == nullptr) {
-    order.push_back(-1);
-  } else {
-    for (const DeriveValue& v : *insts) order.push_back(v.inst);
-  }
-  for (size_t k = 0; k < order.size(); ++k) {
-    const int32_t inst = order[k];
-    const DeriveValue* gv = value_of(gb, g, inst, k);
-    if (gv == nullptr) continue;
-    const bool yes = gv->v != 0;
-    const DeriveValue* pick = yes ? value_of(tb, t, inst, k) : value_of(eb, e, inst, k);
-    if (pick == nullptr) continue;
-    out.push_back({insts == nullptr ? -1 : inst, pick->v});
+  // By position, as libpcp pairs them (derive_fetch.c N_QUEST): value i
+  // of the result is value i of the branch that guard value i picks (the
+  // last pick once the guard has no value i; a branch's first value once it
+  // has no value i), under the instance of value i of the true branch (the
+  // false one's when only it has instances). Instances in the same order in
+  // all three (the usual case) pair as they should.
+  const bool t_novalue = tb.node->op == Op::kNoValue;
+  const bool e_novalue = eb.node->op == Op::kNoValue;
+  const size_t numval = std::max(t.size(), e.size());
+  const DeriveValues& names =
+      (tb.desc.indom == kIndomNull && eb.desc.indom != kIndomNull) || t.empty() ? e : t;
+  int pick = -1;  // 1: then, 0: else
+  for (size_t i = 0; i < numval; ++i) {
+    if (i < g.size()) pick = g[i].v != 0 ? 1 : 0;
+    if (pick < 0) break;
+    if (pick == 1 ? t_novalue : e_novalue) continue;
+    const DeriveValues& from = pick == 1 ? t : e;
+    if (from.empty() || i >= names.size()) continue;
+    const DeriveValue& v = i < from.size() ? from[i] : from[0];
+    out.push_back({names[i].inst, v.v});
   }
   return out;
 }

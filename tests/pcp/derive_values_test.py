@@ -97,7 +97,9 @@ class DeriveValuesTest(unittest.TestCase):
             elif len(f) == 4:
                 theirs[(decimal.Decimal(f[0]), f[1], f[2])] = float(f[3])
         defs = ";".join("t.e%d=%s" % (i, e) for i, e in enumerate(exprs))
-        q = subprocess.run([MMVLOG, "replay", "-a", base, "-e", defs, "--json", "-r"] +
+        # libpcp 7.2 is the oracle here: its interpolation rule (nearest).
+        q = subprocess.run([MMVLOG, "replay", "-a", base, "-e", defs, "--json", "-r",
+                            "--interpolation=nearest"] +
                            (["-t", grid + "sec"] if grid else []) + names,
                            capture_output=True, text=True, env=env)
         self.assertEqual(q.returncode, 0, q.stderr[-2000:])
