@@ -111,6 +111,12 @@ absl::Status AddMetric(const PmrepOptions& o, const format::PmrepMetric& spec,
         absl::StrCat("Invalid metric ", m.name, " (Unknown or illegal metric type)"));
   }
   std::vector<size_t> cols = m.columns;
+  if (d.indom != format::kIndomNull && cols.empty()) {
+    // pmGetInDom finds no instance domain record.
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Invalid metric ", m.name,
+        " (PM_ERR_INDOM_LOG Instance domain identifier not defined in the PCP archive log)"));
+  }
   const std::vector<std::string>& wanted = spec.instances.empty() ? o.instances : spec.instances;
   const bool indom = d.indom != format::kIndomNull && !cols.empty() &&
                      set.columns()[cols[0]].inst != -1;

@@ -1,0 +1,270 @@
+"""pmrep's metric sets: `mmvlog replay -a ARCH :SET -o csv` beside
+`pmrep -a ARCH :SET -o csv` (PCP 6.0.3, Debian's /usr/bin/pmrep), byte for
+byte.
+
+Corpus:
+- every metric set of Debian's /etc/pcp/pmrep/*.conf (79 sets) on an
+  archive pmlogger records here from pmcd's Linux and proc PMDAs (a private
+  pmcd, tests/pcp/pcp_stack.py: kernel, mem, swap, disk, network, filesys,
+  vfs, tty, hinv, proc; 40 samples 250 ms apart) and on PCP QA's 2019 Linux
+  host archive: where pmrep reports, the same CSV; where it refuses (a
+  metric or instance domain the archive lacks), mmvlog refuses too. Sets
+  use PCP's global derived metrics (kernel.cpu.util.*, disk.dev.await ...)
+  and formulas with ?:, rate(), delta(), rescale() and mkconst();
+- sets written for an MMV application (tests/testdata/live: mmvlog's and
+  pmlogger's recordings of the same libpcp_mmv writer): compact and verbose
+  specs, labels, units (KB/s, s, KB / count), formulas, instances by name
+  and by regular expression, type = raw, precision, limit_filter, a
+  delimiter, timefmt with %f, header = no, [options], a set named by -c;
+- the configuration found as pmrep finds it (./pmrep.conf,
+  ~/.pcp/pmrep.conf) and -c DIRECTORY;
+- a set that does not exist: both refuse.
+
+The interpolation rule follows the PCP installed (6.0.3's here: the prior
+sample's value for instants); `--interpolation` is checked beside pmval.
+"""
+
+import configparser
+import glob
+import os
+import shutil
+import subprocess
+import unittest
+
+import pcp7
+import pcp_stack
+
+RUNFILES = os.path.join(os.environ["TEST_SRCDIR"], "mmvlog")
+MMVLOG = os.path.join(RUNFILES, "cmd/mmvlog")
+LIVE = os.path.join(RUNFILES, "tests/testdata/live")
+PCPQA = os.path.join(RUNFILES, "tests/testdata/pcpqa")
+DEBIAN_SETS = "/etc/pcp/pmrep"
+PMREP = shutil.which("pmrep", path="/usr/bin") or "/usr/bin/pmrep"
+
+APP_CONF = """\
+[options]
+precision = 2
+
+[app]
+header = yes
+timefmt = "%%H:%%M:%%S.%%f"
+mmv.app.requests = reqs,,,,8
+mmv.app.bytes    = kbps,,KB/s,,,3
+mmv.app.latency  = lat,,s,,,4
+mmv.app.errors   = err,,,raw
+mmv.app.queue    = q,"a|c",,,5,,
+mmv.app.state    = st
+mmv.app.phase    = ph
+per_req          = app.bytes_per_request
+per_req.label    = bpr
+per_req.formula  = delta(mmv.app.bytes) / delta(mmv.app.errors)
+per_req.unit     = KB / count
+per_req.precision = 1
+qsum             = app.qsum
+qsum.formula     = sum(mmv.app.queue)
+
+[app-raw]
+type = raw
+delimiter = ";"
+header = no
+mmv.app.requests = ,,,,
+mmv.app.queue    = ,b,,,,,2
+
+[app-limit]
+mmv.app.queue = q,,,,,,-3
+mmv.app.requests = r,,,,,0,100
+
+[app-filter]
+limit_filter = 3
+mmv.app.queue = q,,,,,,
+mmv.app.latency = l,,,,,,
+
+[app-rates]
+interval = 2s
+mmv.app.bytes = b,,MB/min,,,6
+util = app.latency_share
+util.formula = rescale(mmv.app.latency, "sec") * 100
+busy = app.busy
+busy.formula = mmv.app.queue > 4 ? mmv.app.queue : -mmv.app.queue
+"""
+
+
+def pmrep_env():
+    env = dict(os.environ)
+    env["PATH"] = "/usr/bin:" + env.get("PATH", "")
+    for k in ("PCP_CONF", "PCP_DIR", "PYTHONPATH", "PYTHONHOME"):
+        env.pop(k, None)
+    return env
+
+
+def debian_sets():
+    sets = []
+    for f in sorted(glob.glob(os.path.join(DEBIAN_SETS, "*.conf"))):
+        c = configparser.ConfigParser()
+        c.optionxform = str
+        c.read(f)
+        sets += [s for s in c.sections() if s not in ("options", "global")]
+    return sets
+
+
+class PmrepSetsTest(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        if not os.path.exists(PMREP) or not os.path.isdir(DEBIAN_SETS):
+            raise unittest.SkipTest("pmrep (pcp) is not installed")
+        cls.root = os.environ.get("TEST_TMPDIR", "/tmp")
+        cls.env = pmrep_env()
+        work = os.path.join(cls.root, "linux")
+        os.makedirs(work, exist_ok=True)
+        h = pcp_stack.start_pmcd(os.path.join(work, "tmp"), linux=True)
+        try:
+            cls.linux = pcp_stack.record_with_pmlogger(
+                h, os.path.join(work, "host"), 40, 0.25, 3,
+                subtree="\n    ".join(["kernel", "mem", "swap", "disk", "network", "filesys",
+                                       "vfs", "tty", "hinv", "proc"]))
+        finally:
+            pcp_stack.stop_pmcd(h)
+        cls.app_conf = os.path.join(cls.root, "app.conf")
+        with open(cls.app_conf, "w") as f:
+            f.write(APP_CONF)
+
+    def both(self, args, cwd=None, env=None):
+        e = dict(self.env)
+        e.update(env or {})
+        p = subprocess.run([PMREP] + args, capture_output=True, text=True, env=e, cwd=cwd,
+                           timeout=600)
+        q = subprocess.run([MMVLOG, "replay"] + args, capture_output=True, text=True, env=e,
+                           cwd=cwd, timeout=600)
+        return p, q
+
+    def same(self, args, **kw):
+        p, q = self.both(args, **kw)
+        self.assertEqual(p.returncode, 0, p.stderr[-1000:])
+        self.assertEqual(q.returncode, 0, q.stderr[-1000:])
+        self.assertEqual(q.stdout, p.stdout, " ".join(args))
+        return p.stdout
+
+    def corpus(self, archive, minimum):
+        equal, refused, rows = [], [], 0
+        for s in debian_sets():
+            p, q = self.both(["-a", archive, ":" + s, "-o", "csv"])
+            if p.returncode != 0:
+                # pmrep refuses (a metric or instance domain the archive lacks).
+                self.assertNotEqual(q.returncode, 0, "%s: pmrep refused (%s), mmvlog did not"
+                                    % (s, p.stderr.strip()[-200:]))
+                refused.append(s)
+                continue
+            self.assertEqual(q.returncode, 0, "%s: %s" % (s, q.stderr[-500:]))
+            if q.stdout != p.stdout:
+                diff = [(a, b) for a, b in zip(q.stdout.splitlines(), p.stdout.splitlines())
+                        if a != b]
+                self.fail("%s on %s: %d lines differ; first:\nmmvlog %s\npmrep  %s" % (
+                    s, archive, len(diff), diff[0][0][:300] if diff else "(length)",
+                    diff[0][1][:300] if diff else ""))
+            equal.append(s)
+            rows += sum(1 for line in p.stdout.splitlines()[1:] if line.strip(", ").count(" ") > 1
+                        or line.count(",") > 1)
+        print("%s: %d sets equal (%d rows), %d refused by both" % (
+            os.path.basename(archive), len(equal), rows, len(refused)))
+        self.assertGreaterEqual(len(equal), minimum)
+
+    def test_debian_sets_on_a_linux_recording(self):
+        self.corpus(self.linux, 30)
+
+    def test_debian_sets_on_pcpqa_linux_host(self):
+        self.corpus(os.path.join(PCPQA, "20190628.06.31"), 10)
+
+    def test_application_sets(self):
+        for archive in ("ml3", "pl3"):
+            for s in ("app", "app-raw", "app-limit", "app-filter", "app-rates"):
+                out = self.same(["-c", self.app_conf, "-a", os.path.join(LIVE, archive), ":" + s,
+                                 "-o", "csv"])
+                self.assertGreater(len(out.splitlines()), 2, s)
+        # Compact specs and options on the command line, -i, -t, -s.
+        self.same(["-a", os.path.join(LIVE, "ml3"), "-o", "csv", "-t", "0.5", "-P", "1",
+                   "-i", "b", "mmv.app.queue,q", "mmv.app.requests,,,count/min",
+                   "-e", "x.lat=mmv.app.latency * 2", "x.lat,lat,,,,,0"])
+
+    def test_configuration_found_as_pmrep_finds_it(self):
+        home = os.path.join(self.root, "home")
+        cwd = os.path.join(self.root, "cwd")
+        os.makedirs(os.path.join(home, ".pcp"), exist_ok=True)
+        os.makedirs(cwd, exist_ok=True)
+        with open(os.path.join(home, ".pcp", "pmrep.conf"), "w") as f:
+            f.write("[mine]\nmmv.app.queue = q,,,,\nmmv.app.latency = l,,ms,,,1\n")
+        archive = os.path.join(LIVE, "ml3")
+        out = self.same(["-a", archive, ":mine", "-o", "csv"], cwd=cwd, env={"HOME": home})
+        self.assertIn('"mmv.app.queue-a"', out)
+        # ./pmrep.conf comes first.
+        with open(os.path.join(cwd, "pmrep.conf"), "w") as f:
+            f.write("[mine]\nmmv.app.requests = r,,,,\n")
+        out = self.same(["-a", archive, ":mine", "-o", "csv"], cwd=cwd, env={"HOME": home})
+        self.assertIn('"mmv.app.requests-a"', out)
+        self.assertNotIn("queue", out)
+        # -c DIRECTORY: its *.conf files in name order, a later set wins.
+        d = os.path.join(self.root, "confdir")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "a.conf"), "w") as f:
+            f.write("[s]\nmmv.app.queue = q,,,,\n[t]\nmmv.app.state = s,,,,\n")
+        with open(os.path.join(d, "b.conf"), "w") as f:
+            f.write("[s]\nmmv.app.latency = l,,,,\n")
+        with open(os.path.join(d, "ignored.txt"), "w") as f:
+            f.write("[s]\nmmv.app.phase = p\n")
+        out = self.same(["-c", d, "-a", archive, ":s", ":t", "-o", "csv"])
+        self.assertIn("latency", out)
+        self.assertIn("state", out)
+        self.assertNotIn("phase", out)
+
+    def test_missing_set(self):
+        p, q = self.both(["-a", os.path.join(LIVE, "ml3"), ":no-such-set", "-o", "csv"])
+        self.assertNotEqual(p.returncode, 0)
+        self.assertNotEqual(q.returncode, 0)
+        self.assertIn("Metricset definition ':no-such-set' not found", q.stderr)
+        self.assertIn("Metricset definition ':no-such-set' not found", p.stderr)
+
+    def test_interpolation_rule(self):
+        # Instants between samples: the prior sample's (PCP before 6.3.2) or
+        # the nearer one's (6.3.2 and later), beside pmval of each version.
+        archive = os.path.join(LIVE, "ml3")
+        args = ["-a", archive, "-t", "0.3", "-S", "0.2"]
+
+        def pmval_values(text):
+            return [float(line.split()[1]) if len(line.split()) == 2 else None
+                    for line in text.splitlines() if line[:2].isdigit()]
+
+        def ours(*extra):
+            q = subprocess.run([MMVLOG, "replay", "-o", "csv"] + list(extra) + args +
+                               ["mmv.app.latency"], capture_output=True, text=True, env=self.env)
+            self.assertEqual(q.returncode, 0, q.stderr)
+            return [float(line.split(",")[1]) if line.split(",")[1] else None
+                    for line in q.stdout.splitlines()[1:]]
+
+        p6 = subprocess.run(["pmval"] + args + ["mmv.app.latency"], capture_output=True,
+                            text=True, env=self.env)
+        self.assertEqual(p6.returncode, 0, p6.stderr)
+        prior = pmval_values(p6.stdout)
+        self.assertEqual(ours("--interpolation=prior")[:len(prior)], prior)
+        if not pcp7.missing():
+            p7 = pcp7.run([pcp7.tool("pmval")] + args + ["mmv.app.latency"])
+            self.assertEqual(p7.returncode, 0, p7.stderr)
+            nearest = pmval_values(p7.stdout)
+            self.assertNotEqual(prior, nearest, "the two rules should differ here")
+            self.assertEqual(ours("--interpolation=nearest")[:len(nearest)], nearest)
+            # auto: as the PCP that $PCP_CONF names.
+            q = subprocess.run([MMVLOG, "replay", "-o", "csv"] + args + ["mmv.app.latency"],
+                               capture_output=True, text=True,
+                               env=dict(self.env, PCP_CONF=os.path.join(pcp7.PREFIX, "etc",
+                                                                        "pcp.conf")))
+            self.assertEqual(q.stdout.splitlines()[1:], subprocess.run(
+                [MMVLOG, "replay", "-o", "csv", "--interpolation=nearest"] + args +
+                ["mmv.app.latency"], capture_output=True, text=True,
+                env=self.env).stdout.splitlines()[1:])
+        with open("/etc/pcp.conf") as f:
+            version = next((l.split("=")[1].strip() for l in f if l.startswith("PCP_VERSION=")),
+                           "")
+        before = tuple(int(x) for x in version.split(".")) < (6, 3, 2)
+        self.assertEqual(ours(), ours("--interpolation=" + ("prior" if before else "nearest")))
+
+if __name__ == "__main__":
+    unittest.main()
