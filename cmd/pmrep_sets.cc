@@ -182,7 +182,7 @@ absl::Status FileError(const std::string& path, absl::string_view what) {
 
 void AddMetrics(const format::PmrepSet& set, const std::string& where, PmrepResolved* r) {
   for (const format::PmrepMetric& m : set.metrics) {
-    if (!m.formula.empty()) r->derived.push_back({m.name, m.formula, where});
+    if (!m.formula.empty()) r->derived.push_back({m.name, m.formula, where, /*optional=*/true});
     r->options.metrics.push_back(m);
   }
 }

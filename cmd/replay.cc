@@ -357,7 +357,7 @@ std::vector<format::DerivedDefinition> GlobalDerivedDefinitions() {
         format::ParseDerivedConfig(text.str(), file);
     if (!in || !defs.ok()) continue;
     for (format::DerivedDefinition& d : *defs) {
-      d.global = true;
+      d.optional = true;
       out.push_back(std::move(d));
     }
   }

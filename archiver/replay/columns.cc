@@ -114,9 +114,18 @@ absl::StatusOr<ColumnSet> ColumnSet::Build(const ArchiveSet& archives,
       }
       auto obs = meta.indoms.find(d.indom);
       if (obs == meta.indoms.end()) continue;
+      std::vector<const format::InDomInstance*> sorted;
       for (auto o = obs->second.rbegin(); o != obs->second.rend(); ++o) {
-        for (const format::InDomInstance& i : o->instances) {
-          if (!i.deleted) add(i.inst, i.name);
+        // libpcp keeps each observation's instances sorted by number
+        // (logmeta.c addinsts), whatever order the record holds them in.
+        sorted.clear();
+        for (const format::InDomInstance& i : o->instances) sorted.push_back(&i);
+        std::stable_sort(sorted.begin(), sorted.end(),
+                         [](const format::InDomInstance* a, const format::InDomInstance* b) {
+                           return a->inst < b->inst;
+                         });
+        for (const format::InDomInstance* i : sorted) {
+          if (!i->deleted) add(i->inst, i->name);
         }
       }
     }

@@ -5,7 +5,8 @@
 // A metric is chosen by name (Selection); its columns are its instances as
 // the archives' instance-domain records list them, in the order pmrep
 // shows them (pmGetInDomArchive, logmeta.c: the newest record first, each
-// record's instances in stored order, an instance at its first occurrence),
+// record's instances by number, as libpcp sorts them when it loads the
+// record, an instance at its first occurrence),
 // archive after archive; a singular metric has one column (inst -1).
 // Metrics come in the order of their descriptors in .meta (the first
 // archive's first). Columns are keyed by (PMID, instance). Archives read

@@ -59,7 +59,7 @@ absl::StatusOr<std::unique_ptr<DerivedColumns>> DerivedColumns::Prepare(
   std::vector<std::string> operands;
   std::set<std::string> defined;  // the first definition of a name wins (pmLookupName finds it)
   for (const format::DerivedDefinition& def : defs) {
-    if (def.global && user.metrics.empty()) continue;
+    if (def.optional && user.metrics.empty()) continue;
     if (!user.metrics.empty() && !Chooses(user.metrics, def.name)) continue;
     if (defined.count(def.name) != 0) continue;
     // A name the archives have is theirs: pmrep registers a definition
@@ -69,14 +69,14 @@ absl::StatusOr<std::unique_ptr<DerivedColumns>> DerivedColumns::Prepare(
     d->name = def.name;
     d->expr = def.expr;
     d->parse = format::ParseDerived(def.expr);
-    if (def.global && d->parse.error.has_value()) continue;
+    if (def.optional && d->parse.error.has_value()) continue;
     if (d->parse.error.has_value()) {
       return absl::InvalidArgumentError(
           absl::StrCat(def.where, ": derived metric ", def.name, ": syntax error\n",
                        format::FormatDeriveSyntaxError(def.expr, *d->parse.error)));
     }
     d->check = format::CheckDerived(*d->parse.tree, lookup);
-    if (def.global && d->check.bound == nullptr) continue;
+    if (def.optional && d->check.bound == nullptr) continue;
     if (d->check.bound == nullptr) {
       return absl::InvalidArgumentError(absl::StrCat(
           def.where, ": Semantic error: derived metric ", def.name, ": ", d->check.error));

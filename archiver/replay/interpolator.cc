@@ -259,6 +259,10 @@ void Interpolator::Fill(int64_t g) {
     const format::Desc& d = columns_.desc(c);
     const Event* use = p;
     if (d.sem == format::kSemDiscrete) {
+      if (!grid_.lifetimes.empty() &&
+          (g < grid_.lifetimes[c].birth_ns || g > grid_.lifetimes[c].death_ns)) {
+        continue;  // an instance not alive at g (interp.c time_caliper)
+      }
       // Strings, aggregates and events are always P's (interp.c copies v_prior).
       if (p->kind != kString && p->ns != g && n_value && t > (p->t + n->t) / 2 &&
           !grid_.prior_values) {

@@ -45,6 +45,7 @@
 
 #include "absl/time/time.h"
 #include "archiver/replay/columns.h"
+#include "archiver/replay/instance_life.h"
 #include "archiver/replay/row.h"
 #include "archiver/replay/sample_stream.h"
 
@@ -62,6 +63,9 @@ struct GridSpec {
   // PCP before 6.3.2's rule for DISCRETE and INSTANT values: always P's
   // (an INSTANT still needs N), not the nearer of P and N.
   bool prior_values = false;
+  // Per column, when a DISCRETE instance lives (instance_life.h): no value
+  // outside it. Empty: always.
+  std::vector<InstanceLife> lifetimes;
 };
 
 class Interpolator {

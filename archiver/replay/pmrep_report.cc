@@ -115,7 +115,7 @@ absl::Status AddMetric(const PmrepOptions& o, const format::PmrepMetric& spec,
     // pmGetInDom finds no instance domain record.
     return absl::InvalidArgumentError(absl::StrCat(
         "Invalid metric ", m.name,
-        " (PM_ERR_INDOM_LOG Instance domain identifier not defined in the PCP archive log)"));
+        " (PM_ERR_INDOM_LOG Instance domain identifier not defined in the PCP archive log)."));
   }
   const std::vector<std::string>& wanted = spec.instances.empty() ? o.instances : spec.instances;
   const bool indom = d.indom != format::kIndomNull && !cols.empty() &&
@@ -194,8 +194,10 @@ absl::StatusOr<std::vector<PmrepColumn>> LayOutPmrepColumns(const PmrepOptions& 
       if (!s.ok()) return s;
     }
     if (!found && !options.ignore_unknown) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("Invalid metric ", spec.name, " (Unknown metric name)"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Invalid metric ", spec.name,
+          spec.formula.empty() ? " (PM_ERR_NAME Unknown metric name)."
+                               : " (PM_ERR_BADDERIVE Derived metric definition failed)."));
     }
   }
   if (out.empty()) return absl::NotFoundError("No matching instances found");

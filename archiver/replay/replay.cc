@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "archiver/replay/derived_columns.h"
+#include "archiver/replay/instance_life.h"
 #include "archiver/replay/interpolator.h"
 #include "archiver/replay/record_rows.h"
 #include "archiver/replay/sample_stream.h"
@@ -125,6 +126,7 @@ absl::Status Replay::Run(const ReplayPlan& plan, const std::vector<Output*>& out
   if (grid) {
     grid_spec = PlanGrid(plan, window);
     grid_spec.prior_values = plan.prior_values;
+    grid_spec.lifetimes = DiscreteLifetimes(columns_, archives_);
     if (grid_spec.step <= absl::ZeroDuration()) {
       return absl::InvalidArgumentError("-t: the interval must be at least a microsecond");
     }

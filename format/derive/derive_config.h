@@ -18,10 +18,11 @@ struct DerivedDefinition {
   std::string name;
   std::string expr;
   std::string where;  // "-e" or "FILE:LINE", for messages
-  // From PCP's global configuration ($PCP_DERIVED_CONFIG, else
-  // $PCP_SYSCONF_DIR/derived): shown only when named, and left out where it
-  // does not parse or bind, as libpcp leaves such definitions.
-  bool global = false;
+  // Shown only when named, and left out where it does not parse or bind:
+  // PCP's global configuration ($PCP_DERIVED_CONFIG, else
+  // $PCP_SYSCONF_DIR/derived), as libpcp leaves such definitions, and
+  // pmrep's set formulas (pmrep then reports the metric as invalid).
+  bool optional = false;
 };
 
 // pmrep -e's text: "name=expr;name=expr". InvalidArgument naming the

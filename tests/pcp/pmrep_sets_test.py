@@ -7,7 +7,8 @@ Corpus:
   archive pmlogger records here from pmcd's Linux and proc PMDAs (a private
   pmcd, tests/pcp/pcp_stack.py: kernel, mem, swap, disk, network, filesys,
   vfs, tty, hinv, proc; 40 samples 250 ms apart) and on PCP QA's 2019 Linux
-  host archive: where pmrep reports, the same CSV; where it refuses (a
+  host archives (20190628.06.31; 20201109-b with per-process metrics of
+  processes that come and go): where pmrep reports, the same CSV; where it refuses (a
   metric or instance domain the archive lacks), mmvlog refuses too. Sets
   use PCP's global derived metrics (kernel.cpu.util.*, disk.dev.await ...)
   and formulas with ?:, rate(), delta(), rescale() and mkconst();
@@ -174,6 +175,11 @@ class PmrepSetsTest(unittest.TestCase):
 
     def test_debian_sets_on_pcpqa_linux_host(self):
         self.corpus(os.path.join(PCPQA, "20190628.06.31"), 10)
+
+    def test_debian_sets_on_pcpqa_processes(self):
+        # Processes that come and go: pmGetInDomArchive's order (each
+        # observation sorted by number) and no value for an exited process.
+        self.corpus(os.path.join(PCPQA, "20201109-b"), 10)
 
     def test_application_sets(self):
         for archive in ("ml3", "pl3"):
