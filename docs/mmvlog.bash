@@ -22,7 +22,10 @@ _mmvlog_options() {
     replay)
       echo "-a --archive -i --instances -e --derived -S --start -T --finish -O --origin -A --align \
 -t --interval -s --samples -z --hostzone -Z --timezone -o --output --dump --csv --json \
---stats --text -r --raw --plot --html --follow --to-mmv --speed -h --help" ;;
+--stats --text -r --raw --plot --html --follow --to-mmv --speed --interpolation -c --config \
+-H --no-header -l --delimiter -f --timestamp-format -P --precision -0 --precision-force \
+-R --raw-prefer -5 --ignore-unknown -q --count-scale -b --space-scale -y --time-scale \
+-Q --count-scale-force -B --space-scale-force -Y --time-scale-force -h --help" ;;
     check) echo "--repair -h --help" ;;
     inspect) echo "--json -h --help" ;;
     push) echo "-h --host -p --port -s --unix --tls --user --credentials --ca-file --cert-file \

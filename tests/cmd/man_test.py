@@ -41,7 +41,7 @@ def troff_option_names(text):
     """Option names a piece of troff mentions: \\-x and \\-\\-long-name."""
     plain = text.replace("\\-", "-").replace("\\fB", "").replace("\\fR", "").replace("\\fI", "")
     names = set(re.findall(r"(?<![\w-])(--[A-Za-z][\w-]*)", plain))
-    names |= set(re.findall(r"(?<![\w-])(-[A-Za-z])(?![\w-])", plain))
+    names |= set(re.findall(r"(?<![\w-])(-[A-Za-z0-9])(?![\w-])", plain))
     return names
 
 

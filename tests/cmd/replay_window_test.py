@@ -12,7 +12,7 @@ values (rates for counters) as pmval prints them, "?" where it has none.
 
 The pmval is PCP 7.2's (tests/pcp/pcp7.py): it takes the nearest sample for
 instant and discrete values (PCP 6.3.2 and later); 6.0.3's takes the one
-before. CSV against pmrep is tests/pcp:replay_oracle_test.
+before. replay runs with --interpolation=nearest, 7.2's rule. CSV against pmrep is tests/pcp:replay_oracle_test.
 """
 
 import os
@@ -101,7 +101,8 @@ def pmval_rows(base, metric, args):
 
 
 def our_rows(base, metric, args):
-    p = cmdtest.run([MMVLOG, "replay", "-o", "text", "-a", base] + args + [metric])
+    p = cmdtest.run([MMVLOG, "replay", "-o", "text", "--interpolation=nearest", "-a", base] +
+                    args + [metric])
     if p.returncode != 0:
         raise AssertionError(describe(p))
     return table_rows(p.stdout)

@@ -28,7 +28,8 @@ Where PCP is wrong mmvlog is not, and each case is stated here, so that a
 change in either shows:
   - PCP 6.0.3 took the value before a grid time for instant and discrete
     metrics; 6.3.2 and later take the nearest (interp.c, f19ad303ce):
-    mmvlog follows 7.2 (test_instants_follow_72_not_603);
+    mmvlog follows the PCP installed ($PCP_CONF's PCP_VERSION), or
+    --interpolation (test_instants_as_each_version);
   - libpcp caches interpolation bounds, so a string at a grid time that is
     exactly a sample time can come out as the sample before (both
     versions): mmvlog shows the sample's string (test_string_at_a_sample);
@@ -91,6 +92,15 @@ def run(args, env=None, timeout=120):
 def pcp6_env():
     # PCP 6.0.3's tools: Debian's python (with the pcp module) first.
     return dict(os.environ, TZ="UTC", PATH="/usr/bin:" + os.environ.get("PATH", ""))
+
+
+def mmvlog_env(version):
+    """mmvlog's environment beside PCP `version`'s tools: a 7.2 user's
+    $PCP_CONF names 7.2's pcp.conf, and replay's interpolation rule (auto)
+    follows it, as it follows /etc/pcp.conf (6.0.3) otherwise."""
+    if version == "7.2":
+        return dict(pcp6_env(), PCP_CONF=os.path.join(pcp7.PREFIX, "etc", "pcp.conf"))
+    return pcp6_env()
 
 
 def csv_table(text):
@@ -183,7 +193,8 @@ def compare_text(version, archive, args, metric, keep=None):
     """Differences between pmval (6.0.3 or 7.2) and `replay -o text`; `keep`
     filters the rows compared (by time text)."""
     p = pmval(version, archive, args, metric)
-    m = run([MMVLOG, "replay", "-a", archive, "-o", "text"] + args + [metric], env=pcp6_env())
+    m = run([MMVLOG, "replay", "-a", archive, "-o", "text"] + args + [metric],
+            env=mmvlog_env(version))
     if p.returncode != 0 or m.returncode != 0:
         return ["exit: pmval %d %s, mmvlog %d %s" % (p.returncode, p.stderr[-300:], m.returncode,
                                                     m.stderr[-300:])]
@@ -325,7 +336,7 @@ class ReplayOracleTest(unittest.TestCase):
                             else:
                                 p = run(["/usr/bin/pmval"] + cmd[1:], env=pcp6_env())
                             m = run([MMVLOG, "replay", "-a", base, "-o", "text"] + args + [metric],
-                                    env=pcp6_env())
+                                    env=mmvlog_env(version))
                             self.assertEqual(p.returncode, 0, p.stderr)
                             self.assertEqual(m.returncode, 0, m.stderr)
                             self.assertEqual(table_rows(m.stdout), table_rows(p.stdout))
@@ -357,17 +368,24 @@ class ReplayOracleTest(unittest.TestCase):
 
     # -- where PCP is wrong -------------------------------------------------
 
-    def test_instants_follow_72_not_603(self):
+    def test_instants_as_each_version(self):
+        # PCP 6.3.2 changed the rule (the nearer sample, not the prior one);
+        # replay follows the installed PCP's, or --interpolation.
         pcp7.require()
         base = os.path.join(self.made[3], "basic")
-        ours = table_rows(run([MMVLOG, "replay", "-a", base, "-o", "text", "-t", "3sec", "inst"],
-                              env=pcp6_env()).stdout)
+
+        def ours(version, *rule):
+            return table_rows(run([MMVLOG, "replay", "-a", base, "-o", "text", "-t", "3sec"] +
+                                  list(rule) + ["inst"], env=mmvlog_env(version)).stdout)
         old = table_rows(pmval("6.0.3", base, ["-t", "3sec"], "inst").stdout)
         new = table_rows(pmval("7.2", base, ["-t", "3sec"], "inst").stdout)
         # inst is 5, 15, 25, 35 at 0, 10, 20, 30: at 6 s the nearest is 15.
-        self.assertEqual(ours, new)
-        self.assertIn(["22:00:06.000", "15"], ours)
+        self.assertIn(["22:00:06.000", "15"], new)
         self.assertIn(["22:00:06.000", "5"], old)
+        self.assertEqual(ours("7.2"), new)
+        self.assertEqual(ours("6.0.3"), old)
+        self.assertEqual(ours("6.0.3", "--interpolation=nearest"), new)
+        self.assertEqual(ours("7.2", "--interpolation=prior"), old)
 
     def test_string_at_a_sample(self):
         base = os.path.join(self.made[3], "basic")
