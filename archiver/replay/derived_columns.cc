@@ -204,9 +204,19 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
   format::DeriveFetch fetch;
   fetch.seconds = now;
   fetch.ns = (in.time.sec - epoch_) * 1000000000 + in.time.nsec;
+  // A metric named by several nodes is taken from the row once a row.
+  ++row_serial_;
+  if (operand_cache_.size() != operands.metrics().size()) {
+    operand_cache_.assign(operands.metrics().size(), {});
+    operand_cache_row_.assign(operands.metrics().size(), 0);
+  }
   fetch.metric = [&](const std::string& name, format::DeriveValues* out) {
     auto it = operand_metric_.find(name);
     if (it == operand_metric_.end()) return;
+    if (operand_cache_row_[it->second] == row_serial_) {
+      *out = operand_cache_[it->second];
+      return;
+    }
     const std::vector<size_t>& columns = operands.metrics()[it->second].columns;
     out->reserve(columns.size());
     for (size_t c : columns) {
@@ -223,6 +233,8 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
       }
       out->push_back({operands.columns()[c].inst, v});
     }
+    operand_cache_[it->second] = *out;
+    operand_cache_row_[it->second] = row_serial_;
   };
   fetch.instance = [&](uint32_t indom, int32_t inst) -> std::string {
     auto it = instance_name_.find(InstKey(indom, inst));

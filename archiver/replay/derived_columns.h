@@ -81,6 +81,11 @@ class DerivedColumns {
   std::vector<uint8_t> prev_has_;
   std::vector<long double> prev_value_;
   std::vector<double> prev_time_;
+  // Per operand metric, its values at the row `operand_cache_row_` says
+  // (a serial, bumped each row).
+  std::vector<format::DeriveValues> operand_cache_;
+  std::vector<uint64_t> operand_cache_row_;
+  uint64_t row_serial_ = 0;
   int64_t epoch_ = 0;  // the first row's second: times are kept from it
   bool epoch_set_ = false;
   Row row_;

@@ -45,6 +45,8 @@ bool Named(const std::string& name, const std::string& wanted) {
 }  // namespace
 
 long double CastToType(int32_t type, long double v) {
+  // The common case first: a double (every ratio, rate and average).
+  if (type == kTypeDouble) return static_cast<double>(v);
   // Most values already are what their type holds: no wrapping to do.
   switch (type) {
     case kTypeU64:
@@ -337,8 +339,8 @@ DeriveValues DeriveEvaluator::TwoOperands(const DeriveBound& b, const DeriveValu
   auto combine = [&](const DeriveValue& a, const DeriveValue& c, int32_t inst) {
     long double x = a.v, y = c.v;
     if (in_type == kTypeDouble) {
-      x = x * lb.mul / lb.div;
-      y = y * rb.mul / rb.div;
+      if (lb.mul != 1 || lb.div != 1) x = x * lb.mul / lb.div;
+      if (rb.mul != 1 || rb.div != 1) y = y * rb.mul / rb.div;
     }
     x = CastToType(in_type, x);
     y = CastToType(in_type, y);
