@@ -37,6 +37,7 @@
 
 #include <sys/types.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -134,12 +135,15 @@ class MmvSource {
     }
     return current ? MappedRead::kCurrent : MappedRead::kChanged;
   }
-  // Starts loading the header's line and the line at `offset` of the
-  // mapping (the next file's first values, while this one's are read: a
-  // thousand files are a thousand lines the hardware does not foresee).
-  void Prefetch(size_t offset) const {
+  // Starts loading the header's line and the lines of [from, to) of the
+  // mapping (the next file's values, while this one's are read: a thousand
+  // files are a thousand places the hardware does not foresee), at most
+  // kPrefetchLines of them.
+  static constexpr size_t kPrefetchLines = 24;
+  void Prefetch(size_t from, size_t to) const {
     map_.Prefetch(0);
-    map_.Prefetch(offset);
+    to = std::min(to, from + kPrefetchLines * 64);
+    for (size_t at = from & ~size_t{63}; at < to; at += 64) map_.Prefetch(at);
   }
   // StillCurrent's second check: the file is the size it was parsed at
   // (one fstat, unless `size_known`).

@@ -121,11 +121,21 @@ ResultWriter::Stored ResultWriter::StoreTemplate(Output& out, std::span<const Fi
   DirWatch* watch = nullptr;
   for (size_t i = 0; i < parts.size(); ++i) {
     const FilePart& part = parts[i];
-    if (i + 1 < parts.size() && parts[i + 1].source != nullptr) {
-      const FilePart& next = parts[i + 1];
-      const auto& metrics = next.file->metrics;
-      next.source->Prefetch(
-          metrics.empty() || metrics[0].offsets.empty() ? 0 : metrics[0].offsets[0]);
+    // Loads the hardware does not foresee, started a file or two ahead:
+    // the values of the file after next (from its first to its last),
+    // and the next file's offsets (one small array a metric).
+    if (i + 2 < parts.size() && parts[i + 2].source != nullptr) {
+      const FilePart& ahead = parts[i + 2];
+      size_t from = SIZE_MAX, to = 0;
+      for (const MappedMetric& m : ahead.file->metrics) {
+        if (m.offsets.empty()) continue;
+        from = std::min<size_t>(from, m.offsets.front());
+        to = std::max<size_t>(to, size_t{m.offsets.back()} + 32);
+      }
+      if (from < to) ahead.source->Prefetch(from, to);
+    }
+    if (i + 1 < parts.size()) {
+      for (const MappedMetric& m : parts[i + 1].file->metrics) __builtin_prefetch(m.offsets.data());
     }
     if (part.source == nullptr) {
       if (!StoreValues(*part.file, part.image, now_usec, &*out.tmpl, &sets)) return Stored::kRefused;
