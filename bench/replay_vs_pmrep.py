@@ -16,6 +16,9 @@ Both tools print every sample of every metric under `bench`, both ways:
                                                     interpolation)
   raw:   mmvlog replay --csv --raw ARCHIVE bench
          pmrep -a ARCHIVE -o csv -u -r bench
+  derived (--modes derived): 20 derived metrics over bench.m0 and bench.m1
+         mmvlog replay --csv -e DEFS ARCHIVE d.e0 ... d.e19
+         pmrep -a ARCHIVE -o csv -u -e DEFS d.e0 ... d.e19
 each R times (default 3), output to a file. Printed per mode: the median
 wall time and CPU time (user + system, from wait4) of each tool and the
 ratios pmrep / mmvlog. Before timing, the outputs are checked to agree:
@@ -123,6 +126,20 @@ def check_agree(ours_path, theirs_path, raw):
     return len(our_rows), len(columns), compared
 
 
+def derived_definitions(metrics):
+    """Issue 31's 20 derived metrics over bench.m0 and bench.m1 (rates,
+    ratios, sums, averages and extremes over instances), as one pmrep -e
+    text, and their names."""
+    a, b = "bench.m0", "bench.m%d" % min(1, metrics - 1)
+    exprs = []
+    for x, y in ((a, b), (b, a)):
+        exprs += ["rate(%s)" % x, "delta(%s)" % x, "sum(%s)" % x, "avg(%s)" % x,
+                  "max(%s)" % x, "min(%s)" % x, "delta(%s) / delta(%s)" % (x, y),
+                  "rate(%s) * 8" % x, "%s + %s" % (x, y), "count(%s)" % x]
+    names = ["d.e%d" % i for i in range(len(exprs))]
+    return ";".join("%s=%s" % (n, e) for n, e in zip(names, exprs)), names
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--metrics", type=int, default=100)
@@ -134,7 +151,8 @@ def main():
                     help="comma-separated: none, xz, zst, gz, bz2: the archive's volume and "
                          ".meta compressed so (xz as pmlogcompress: -2 --block-size=10MiB); "
                          "pmrep is run on what PCP 6.0.3 reads (not .zst)")
-    ap.add_argument("--modes", default="rates,raw")
+    ap.add_argument("--modes", default="rates,raw",
+                    help="rates, raw, derived (20 pmrep -e expressions over bench.m0, bench.m1)")
     ap.add_argument("--interval", default="",
                     help="resample every INTERVAL (both tools' -t) instead of every record "
                          "(pmrep -u)")
@@ -183,15 +201,18 @@ def main():
                          for _ in range(args.runs)]
                 xz_floor = (statistics.median(f[0] for f in floor), statistics.median(f[1] for f in floor))
                 print("%-5s %-6s %-8s %10.3f %10.3f" % ("xz", "-", "xz -dc", xz_floor[0], xz_floor[1]))
-            for mode, ours_flags, their_flags in (("rates", [], []), ("raw", ["--raw"], ["-r"])):
+            defs, names = derived_definitions(args.metrics)
+            for mode, ours_flags, their_flags in (("rates", [], []), ("raw", ["--raw"], ["-r"]),
+                                                  ("derived", ["-e", defs], ["-e", defs])):
                 if mode not in args.modes.split(","):
                     continue
                 grid = ["-t", args.interval] if args.interval else []
-                ours = [mmvlog, "replay", "--csv"] + grid + ours_flags + [base, "bench"]
+                shown = names if mode == "derived" else ["bench"]
+                ours = [mmvlog, "replay", "--csv"] + grid + ours_flags + [base] + shown
                 # pmrep on the plain archive where PCP 6.0.3 cannot read the codec.
                 theirs_base = base if pmrep_reads else archive
                 theirs = ([PYTHON, PMREP, "-a", theirs_base, "-o", "csv"] + (grid or ["-u"]) +
-                          their_flags + ["bench"])
+                          their_flags + shown)
                 out_ours = os.path.join(work, "mmvlog.%s.%s.csv" % (codec, mode))
                 out_theirs = os.path.join(work, "pmrep.%s.%s.csv" % (codec, mode))
                 times = {"mmvlog": [], "pmrep": []}
