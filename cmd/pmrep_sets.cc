@@ -124,6 +124,23 @@ absl::Status SetOption(const std::string& key, const std::string& raw, PmrepReso
     r->interval = v;
   } else if (key == "samples") {
     r->samples = v;
+  } else if (key == "colxrow") {
+    r->colxrow = v;
+  } else if (key == "unitinfo" || key == "instinfo" || key == "timestamp") {
+    const bool on = format::OptionBool(v) == 1 || v == "1";
+    (key == "unitinfo" ? r->unitinfo : key == "instinfo" ? r->instinfo : r->timestamp) = on;
+  } else if (key == "repeat_header") {
+    if (v == "auto") {
+      r->repeat_header = -1;
+    } else {
+      absl::Status s = integer(&n);
+      if (!s.ok() || n < 0) return BadOption(key, "Non-negative integer expected");
+      r->repeat_header = static_cast<int>(n);
+    }
+  } else if (key == "width" || key == "width_force") {
+    absl::Status s = integer(&n);
+    if (!s.ok() || n < 0) return BadOption(key, "Non-negative integer expected");
+    if (key == "width") o.width = static_cast<int>(n); else o.width_force = static_cast<int>(n);
   } else if (key == "ignore_unknown") {
     o.ignore_unknown = format::OptionBool(v) == 1 || v == "1";
   } else if (key == "limit_filter" || key == "limit_filter_force") {
@@ -240,6 +257,23 @@ absl::StatusOr<PmrepResolved> ResolvePmrep(const PmrepCommandLine& cl) {
   if (cl.raw_prefer) o.raw_prefer = true;
   if (!cl.instances.empty()) o.instances = cl.instances;
   if (cl.ignore_unknown) o.ignore_unknown = true;
+  if (cl.timestamps) r.timestamp = true;
+  if (cl.no_unit_info) r.unitinfo = false;
+  if (cl.no_inst_info) r.instinfo = false;
+  if (cl.width) o.width = *cl.width;
+  if (cl.width_force) o.width_force = *cl.width_force;
+  if (cl.colxrow) r.colxrow = *cl.colxrow;
+  if (cl.repeat_header) {
+    int n = 0;
+    if (*cl.repeat_header == "auto") {
+      r.repeat_header = -1;
+    } else if (absl::SimpleAtoi(*cl.repeat_header, &n) && n >= 0) {
+      r.repeat_header = n;
+    } else {
+      return absl::InvalidArgumentError(
+          "Error while reading option repeat_header: Non-negative integer expected.");
+    }
+  }
   for (auto [to, from] : {std::pair{&o.count_scale, &cl.count_scale}, {&o.space_scale, &cl.space_scale},
                           {&o.time_scale, &cl.time_scale}, {&o.count_scale_force, &cl.count_scale_force},
                           {&o.space_scale_force, &cl.space_scale_force},

@@ -33,6 +33,12 @@ struct PmrepCommandLine {
   bool ignore_unknown = false;          // -5
   std::string count_scale, space_scale, time_scale;              // -q -b -y
   std::string count_scale_force, space_scale_force, time_scale_force;  // -Q -B -Y
+  bool timestamps = false;              // -p
+  bool no_unit_info = false;            // -U
+  bool no_inst_info = false;            // --no-inst-info
+  std::optional<int> width, width_force;  // -w, -W
+  std::optional<std::string> repeat_header;  // -E: N or auto
+  std::optional<std::string> colxrow;        // -X
 };
 
 struct PmrepResolved {
@@ -40,9 +46,14 @@ struct PmrepResolved {
   std::vector<format::DerivedDefinition> derived;  // formulas and the derived option
   std::string interval;  // the sets' interval option ("" none)
   std::string samples;   // the sets' samples option
-  std::string delimiter = ",";
-  std::string timefmt = "%Y-%m-%d %H:%M:%S";
+  // Unset: the output's default (CSV: "," and "%Y-%m-%d %H:%M:%S"; the
+  // table: two spaces and "%H:%M:%S").
+  std::optional<std::string> delimiter, timefmt;
   bool header = true;
+  // The table's (pmrep's stdout output).
+  bool unitinfo = true, instinfo = true, timestamp = false;
+  int repeat_header = 0;  // -1: auto
+  std::optional<std::string> colxrow;
 };
 
 // Whether the metric arguments ask for pmrep's report (a :SET, or a spec

@@ -26,6 +26,7 @@
 #include "absl/time/time.h"
 #include "archiver/replay/output/csv_output.h"
 #include "archiver/replay/output/pmrep_csv_output.h"
+#include "archiver/replay/output/pmrep_text_output.h"
 #include "archiver/replay/output/dump_output.h"
 #include "archiver/replay/output/json_output.h"
 #include "archiver/replay/output/mmv_playback.h"
@@ -81,6 +82,10 @@ struct ReplayFlags {
   std::optional<int> precision, precision_force;   // -P, -0
   bool raw_prefer = false;                         // -R
   bool ignore_unknown = false;                     // -5
+  bool timestamps = false, no_unit_info = false, no_inst_info = false;  // -p -U --no-inst-info
+  std::optional<int> width, width_force;           // -w -W
+  std::optional<std::string> repeat_header;        // -E
+  std::optional<std::string> colxrow;              // -X
   std::string count_scale, space_scale, time_scale;                    // -q -b -y
   std::string count_scale_force, space_scale_force, time_scale_force;  // -Q -B -Y
 };
@@ -112,6 +117,27 @@ void AddPmrepOptions(CLI::App* app, ReplayFlags* f) {
                 "counters as stored where a metric's spec does not say")
       ->group(kSets);
   app->add_flag("-5,--ignore-unknown", f->ignore_unknown, "leave out metrics the archives lack")
+      ->group(kSets);
+  app->add_flag("-p,--timestamps", f->timestamps, "times in pmrep's table")->group(kSets);
+  app->add_flag("-U,--no-unit-info", f->no_unit_info, "no units line in pmrep's table")
+      ->group(kSets);
+  app->add_flag("--no-inst-info", f->no_inst_info, "no instances line in pmrep's table")
+      ->group(kSets);
+  app->add_option("-w,--width", f->width, "column width in pmrep's table where a metric does not say")
+      ->type_name("N")
+      ->check(CLI::NonNegativeNumber)
+      ->group(kSets);
+  app->add_option("-W,--width-force", f->width_force, "every column's width in pmrep's table")
+      ->type_name("N")
+      ->check(CLI::NonNegativeNumber)
+      ->group(kSets);
+  app->add_option("-X,--colxrow", f->colxrow,
+                  "pmrep's table with columns and rows swapped, STR heading the instances")
+      ->type_name("STR")
+      ->group(kSets);
+  app->add_option("-E,--repeat-header", f->repeat_header,
+                  "repeat pmrep's table header every N rows (or auto)")
+      ->type_name("N")
       ->group(kSets);
   for (auto [name, to, what] :
        {std::tuple{"-q,--count-scale", &f->count_scale, "default count unit"},
@@ -312,6 +338,13 @@ PmrepCommandLine PmrepLine(const ReplayFlags& f, const std::vector<std::string>&
   cl.raw_prefer = f.raw_prefer;
   cl.instances = f.instances;
   cl.ignore_unknown = f.ignore_unknown;
+  cl.timestamps = f.timestamps;
+  cl.no_unit_info = f.no_unit_info;
+  cl.no_inst_info = f.no_inst_info;
+  cl.width = f.width;
+  cl.width_force = f.width_force;
+  cl.repeat_header = f.repeat_header;
+  cl.colxrow = f.colxrow;
   cl.count_scale = f.count_scale;
   cl.space_scale = f.space_scale;
   cl.time_scale = f.time_scale;
@@ -440,7 +473,8 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
     if (f.samples < 0 && !pmrep->samples.empty() && !absl::SimpleAtoi(pmrep->samples, &samples)) {
       return UsageError("replay", absl::StrCat("samples: not a number: ", pmrep->samples));
     }
-    if (!dump && !json && !stats && !text && f.plot.empty() && f.html.empty()) csv = true;
+    // pmrep's table by default, as pmrep's stdout output.
+    if (!dump && !json && !stats && !csv && f.plot.empty() && f.html.empty()) text = true;
   }
   if (!metrics.empty() && !dump) {
     // Named metrics may be PCP's global derived ones (kernel.cpu.util.user);
@@ -504,7 +538,7 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
   plan.prior_values = f.interpolation == "prior" ||
                       (f.interpolation == "auto" && InstalledPcpBefore632());
   plan.follow = f.follow;
-  plan.pmval_rows = text && !csv && !json;
+  plan.pmval_rows = text && !csv && !json && !pmrep;
   plan.sleep_until = SleepUntil;
 
   std::vector<std::unique_ptr<archiver::Output>> owned;
@@ -514,7 +548,8 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
   } else {
     if (dump) owned.push_back(std::make_unique<archiver::DumpOutput>(stdout));
     if (csv && pmrep) {
-      archiver::PmrepCsvFormat format{pmrep->header, pmrep->delimiter, pmrep->timefmt};
+      archiver::PmrepCsvFormat format{pmrep->header, pmrep->delimiter.value_or(","),
+                                      pmrep->timefmt.value_or("%Y-%m-%d %H:%M:%S")};
       owned.push_back(std::make_unique<archiver::PmrepCsvOutput>(stdout, std::move(format),
                                                                  pmrep_columns, samples));
     } else if (csv) {
@@ -522,7 +557,19 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
     }
     if (json) owned.push_back(std::make_unique<archiver::JsonOutput>(stdout, samples));
     if (stats) owned.push_back(std::make_unique<archiver::StatsOutput>(stdout, samples));
-    if (text) {
+    if (text && pmrep) {
+      archiver::PmrepTextFormat format;
+      format.header = pmrep->header;
+      format.unitinfo = pmrep->unitinfo;
+      format.instinfo = pmrep->instinfo;
+      format.timestamp = pmrep->timestamp;
+      format.delimiter = pmrep->delimiter.value_or("  ");
+      format.timefmt = pmrep->timefmt.value_or("%H:%M:%S");
+      format.repeat_header = pmrep->repeat_header;
+      format.colxrow = pmrep->colxrow;
+      owned.push_back(std::make_unique<archiver::PmrepTextOutput>(stdout, std::move(format),
+                                                                  pmrep_columns, samples));
+    } else if (text) {
       // pmval -s 0: no row (TextOutput's negative count).
       owned.push_back(std::make_unique<archiver::TextOutput>(stdout, f.samples == 0 ? -1 : samples));
     }

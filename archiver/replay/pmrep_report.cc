@@ -11,6 +11,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "archiver/replay/value.h"
 #include "format/archive/archive_format.h"
 #include "format/pm_units.h"
@@ -96,6 +99,25 @@ absl::StatusOr<int64_t> SpecInteger(const std::string& text, const std::string& 
   return v;
 }
 
+// "m.u.free" for mem.util.free: the first letter of each part but the
+// last, then the last (pmconfig.py's default label).
+std::string ShortLabel(const std::string& name) {
+  std::vector<std::string> parts = absl::StrSplit(name, '.');
+  std::string out;
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    if (!parts[i].empty()) out += parts[i][0];
+    out += '.';
+  }
+  return out + parts.back();
+}
+
+// pmconfig.py's format_metric_label: "millisec / s" -> "ms/s".
+std::string FormatUnitLabel(const std::string& label) {
+  if (label.find(" / ") == std::string::npos) return label;
+  return absl::StrReplaceAll(label, {{"nanosec", "ns"}, {"microsec", "us"}, {"millisec", "ms"},
+                                     {"sec", "s"}, {"hour", "h"}, {" / ", "/"}});
+}
+
 bool Numeric(int32_t type) {
   return type == format::kType32 || type == format::kTypeU32 || type == format::kType64 ||
          type == format::kTypeU64 || type == format::kTypeFloat || type == format::kTypeDouble;
@@ -163,15 +185,24 @@ absl::Status AddMetric(const PmrepOptions& o, const format::PmrepMetric& spec,
   base.limit = o.limit_filter;
   if (o.limit_filter_force != 0) base.limit = o.limit_filter_force;
   if (string) base.limit = 0;
+  base.discrete = d.sem == format::kSemDiscrete;
+  base.label = spec.label.empty() ? ShortLabel(m.name) : spec.label;
+  base.unit_label = FormatUnitLabel(label);
+  int64_t width = o.width;
   if (!spec.width.empty()) {
     absl::StatusOr<int64_t> w = SpecInteger(spec.width, m.name, true);
     if (!w.ok()) return w.status();
+    width = *w;
   }
-  base.discrete = d.sem == format::kSemDiscrete;
+  if (o.width_force) width = *o.width_force;
+  if (width == 0) width = static_cast<int64_t>(base.label.size());
+  base.width = static_cast<int>(std::max<int64_t>(width, 3));  // "xxx" must fit
+  base.metric = out->empty() ? 0 : out->back().metric + 1;
   for (size_t c : cols) {
     PmrepColumn col = base;
     col.column = c;
     col.name = indom ? absl::StrCat(m.name, "-", set.columns()[c].instance) : m.name;
+    col.instance = indom ? set.columns()[c].instance : "";
     out->push_back(std::move(col));
   }
   return absl::OkStatus();
@@ -247,6 +278,20 @@ std::optional<double> PmrepNumber(const PmrepColumn& col, const Row& row, const 
   if (col.limit > 0 && v < static_cast<double>(col.limit)) return std::nullopt;
   if (col.limit < 0 && v > static_cast<double>(-col.limit)) return std::nullopt;
   return v;
+}
+
+double PmrepSeconds(format::Timestamp before, format::Timestamp now) {
+  const int64_t d = (now.sec - before.sec) * 1000000000 +
+                    (static_cast<int64_t>(now.nsec) - static_cast<int64_t>(before.nsec));
+  return static_cast<double>(d / 1000000000) + static_cast<double>(d % 1000000000) / 1e9;
+}
+
+std::string PmrepTime(const std::string& fmt, format::Timestamp t, absl::TimeZone zone) {
+  std::string f = fmt;
+  if (f.find("%f") != std::string::npos) {
+    f = absl::StrReplaceAll(f, {{"%f", absl::StrFormat("%06d", t.nsec / 1000)}});
+  }
+  return absl::FormatTime(f, absl::FromUnixSeconds(t.sec), zone);
 }
 
 std::string PmrepNumberText(const PmrepColumn& col, double v) {

@@ -25,8 +25,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "archiver/replay/columns.h"
 #include "archiver/replay/row.h"
+#include "format/archive/archive_types.h"
 #include "format/text/pmrep_conf.h"
 
 namespace mmvlog::archiver {
@@ -47,7 +49,8 @@ struct PmrepOptions {
   std::string count_scale, space_scale, time_scale;
   std::string count_scale_force, space_scale_force, time_scale_force;
   bool ignore_unknown = false;
-  bool extcsv = false;  // -k: "Host,Interval," before the time
+  int width = 0;                    // width (-w): where the spec names none
+  std::optional<int> width_force;   // width_force (-W)
 };
 
 struct PmrepColumn {
@@ -60,6 +63,12 @@ struct PmrepColumn {
   int64_t limit = 0;  // 0: none; > 0 values below it hidden; < 0 above -limit
   bool discrete = false;
   bool string = false;
+  // pmrep's terminal table (its stdout output):
+  std::string label;       // the spec's, else "m.u.free" for mem.util.free
+  std::string instance;    // the instance's name, "" for a singular metric
+  std::string unit_label;  // "Kbyte", "ms/s", "count/s" (format_metric_label)
+  int width = 3;           // the spec's, else the options', else the label's; at least 3
+  size_t metric = 0;       // the shown metric it belongs to (0, 1, ... in order)
 };
 
 // The columns of `options.metrics` in `columns`. Errors: InvalidArgument
@@ -77,6 +86,14 @@ absl::StatusOr<std::vector<PmrepColumn>> LayOutPmrepColumns(const PmrepOptions& 
 // the limit).
 std::optional<double> PmrepNumber(const PmrepColumn& col, const Row& row, const Row* prev,
                                   double seconds);
+
+// The seconds between two rows as pmrep's fetchgroup takes them
+// (pmtimespecSub: the exact difference, then sec + nsec / 1e9).
+double PmrepSeconds(format::Timestamp before, format::Timestamp now);
+
+// A row's time as pmrep prints it: strftime as Python's datetime does (%f
+// is the microseconds).
+std::string PmrepTime(const std::string& fmt, format::Timestamp t, absl::TimeZone zone);
 
 // The text of a number as pmrep writes it to CSV: integers as integers,
 // doubles with `precision` decimals, "inf", "-inf", "NaN".

@@ -9,20 +9,6 @@
 #include "format/archive/archive_types.h"
 
 namespace mmvlog::archiver {
-namespace {
-
-// strftime as Python's datetime.strftime: %f is the microseconds.
-std::string TimeIn(const std::string& fmt, format::Timestamp t, absl::TimeZone zone) {
-  const absl::Time at = format::ToAbslTime(t);
-  std::string f = fmt;
-  if (f.find("%f") != std::string::npos) {
-    const int64_t micros = absl::ToUnixMicros(at) - absl::ToUnixSeconds(at) * 1000000;
-    f = absl::StrReplaceAll(f, {{"%f", absl::StrFormat("%06d", micros)}});
-  }
-  return absl::FormatTime(f, absl::FromUnixSeconds(absl::ToUnixSeconds(at)), zone);
-}
-
-}  // namespace
 
 void PmrepCsvOutput::Begin(const ReplayHeader& header) {
   Output::Begin(header);
@@ -51,13 +37,7 @@ std::string PmrepCsvOutput::Cell(size_t i, const Row& row) const {
     v = absl::StrReplaceAll(v, {{"\n", " "}, {"\"", " "}});
     return absl::StrCat("\"", v, "\"");
   }
-  // pmtimespecSub: the exact difference, then sec + nsec / 1e9.
-  double seconds = 0;
-  if (have_prev_) {
-    const int64_t d = (row.time.sec - prev_.time.sec) * 1000000000 +
-                      (static_cast<int64_t>(row.time.nsec) - static_cast<int64_t>(prev_.time.nsec));
-    seconds = static_cast<double>(d / 1000000000) + static_cast<double>(d % 1000000000) / 1e9;
-  }
+  const double seconds = have_prev_ ? PmrepSeconds(prev_.time, row.time) : 0;
   std::optional<double> v = PmrepNumber(col, row, have_prev_ ? &prev_ : nullptr, seconds);
   return v ? PmrepNumberText(col, *v) : "";
 }
@@ -68,7 +48,7 @@ bool PmrepCsvOutput::TakeRow(const Row& row) {
   if (max_rows_ > 0 && rows_ >= max_rows_) return false;
   ++rows_;
   std::string& out = text_.buffer();
-  out += TimeIn(format_.timefmt, row.time, header_.zone);
+  out += PmrepTime(format_.timefmt, row.time, header_.zone);
   // Which discrete metrics have some value in this row.
   const ColumnSet& set = *header_.columns;
   std::vector<uint8_t> any(set.metrics().size(), 0);

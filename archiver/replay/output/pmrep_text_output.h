@@ -1,0 +1,87 @@
+// replay of a pmrep metric set on a terminal: the table `pmrep` prints
+// (pmrep's stdout output, its standard layout: write_header_stdout,
+// write_stdout_std). Header lines of the columns' labels, instance names
+// (when a metric has instances and instinfo) and units (unitinfo), each
+// right-aligned in its column's width and cut to it; then a line a row:
+// the time when asked (timefmt, left-aligned), then each cell: an integer
+// that fits, a real with as many of its decimals as fit (at most the
+// column's precision), "xxx" for a number too wide, "N/A" for no value, a
+// string cut to the width. Every line starts with the delimiter (two
+// spaces unless the set says). The header is repeated every N rows
+// (repeat_header; "auto" as pmrep does without a terminal: every 24 lines
+// of screen less the header's).
+//
+// With colxrow (the sets of sar, mpstat, pidstat ...), columns and rows
+// swap as pmrep swaps them: a line per instance a row (the colxrow column
+// names it, "=" for singular metrics), a column per label (metrics of one
+// label share it), "~" where a metric has no such instance.
+//
+// pmrep's other layouts (separate and dynamic headers, extended headers,
+// sorting) are not made.
+#ifndef MMVLOG_ARCHIVER_REPLAY_OUTPUT_PMREP_TEXT_OUTPUT_H_
+#define MMVLOG_ARCHIVER_REPLAY_OUTPUT_PMREP_TEXT_OUTPUT_H_
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <utility>
+#include <string>
+#include <vector>
+
+#include "archiver/replay/output.h"
+#include "archiver/replay/pmrep_report.h"
+
+namespace mmvlog::archiver {
+
+struct PmrepTextFormat {
+  bool header = true;
+  bool unitinfo = true;
+  bool instinfo = true;
+  bool timestamp = false;
+  std::string delimiter = "  ";
+  std::string timefmt = "%H:%M:%S";
+  int repeat_header = 0;  // rows between headers; 0 never; -1 "auto"
+  std::optional<std::string> colxrow;  // the instance column's title
+};
+
+class PmrepTextOutput : public Output {
+ public:
+  PmrepTextOutput(std::FILE* to, PmrepTextFormat format, std::vector<PmrepColumn> columns,
+                  int64_t max_rows)
+      : text_(to), format_(std::move(format)), columns_(std::move(columns)), max_rows_(max_rows) {}
+
+  void Begin(const ReplayHeader& header) override;
+  bool TakeRow(const Row& row) override;
+  absl::Status End(const ReplayEnd& end) override;
+  void Flush() override { text_.Flush(); }
+
+ private:
+  void WriteHeader();
+  void WriteSwapped(const std::string& time, const std::vector<std::string>& cells);
+  std::string Cell(size_t i, const Row& row) const;
+
+  OutputText text_;
+  PmrepTextFormat format_;
+  std::vector<PmrepColumn> columns_;
+  int64_t max_rows_;
+  int64_t rows_ = 0;
+  int lines_ = 0;          // rows since the header
+  bool repeat_auto_ = false;
+  size_t time_width_ = 0;  // of a formatted time, with timestamp
+  Row prev_;
+  bool have_prev_ = false;
+  std::vector<std::string> last_cell_;
+  // colxrow: the labels in order, each with its metrics' columns by
+  // instance name; the instance names in order ("" singular).
+  struct Label {
+    std::string text, unit;
+    int width = 3;
+    std::vector<std::vector<std::pair<std::string, size_t>>> metrics;
+  };
+  std::vector<Label> labels_;
+  std::vector<std::string> instances_;
+};
+
+}  // namespace mmvlog::archiver
+
+#endif  // MMVLOG_ARCHIVER_REPLAY_OUTPUT_PMREP_TEXT_OUTPUT_H_
