@@ -1,6 +1,6 @@
 """pmrep's metric sets: `mmvlog replay -a ARCH :SET -o csv` beside
 `pmrep -a ARCH :SET -o csv` (PCP 6.0.3, Debian's /usr/bin/pmrep), byte for
-byte.
+byte, and without -o, pmrep's table beside pmrep's.
 
 Corpus:
 - every metric set of Debian's /etc/pcp/pmrep/*.conf (79 sets) on an
@@ -146,10 +146,10 @@ class PmrepSetsTest(unittest.TestCase):
         self.assertEqual(q.stdout, p.stdout, " ".join(args))
         return p.stdout
 
-    def corpus(self, archive, minimum):
+    def corpus(self, archive, minimum, output=("-o", "csv")):
         equal, refused, rows = [], [], 0
         for s in debian_sets():
-            p, q = self.both(["-a", archive, ":" + s, "-o", "csv"])
+            p, q = self.both(["-a", archive, ":" + s] + list(output))
             if p.returncode != 0:
                 # pmrep refuses (a metric or instance domain the archive lacks).
                 self.assertNotEqual(q.returncode, 0, "%s: pmrep refused (%s), mmvlog did not"
@@ -173,6 +173,12 @@ class PmrepSetsTest(unittest.TestCase):
     def test_debian_sets_on_a_linux_recording(self):
         self.corpus(self.linux, 30)
 
+    def test_debian_sets_as_pmrep_tables(self):
+        # No -o: pmrep's table (labels, widths, units, N/A, xxx, headers
+        # repeated, colxrow), as pmrep prints it without a terminal.
+        self.corpus(self.linux, 30, output=())
+        self.corpus(os.path.join(PCPQA, "20201109-b"), 10, output=("-s", "40"))
+
     def test_debian_sets_on_pcpqa_linux_host(self):
         self.corpus(os.path.join(PCPQA, "20190628.06.31"), 10)
 
@@ -187,6 +193,11 @@ class PmrepSetsTest(unittest.TestCase):
                 out = self.same(["-c", self.app_conf, "-a", os.path.join(LIVE, archive), ":" + s,
                                  "-o", "csv"])
                 self.assertGreater(len(out.splitlines()), 2, s)
+                out = self.same(["-c", self.app_conf, "-a", os.path.join(LIVE, archive), ":" + s,
+                                 "-p"])
+                self.assertGreater(len(out.splitlines()), 2, s)
+        self.same(["-c", self.app_conf, "-a", os.path.join(LIVE, "ml3"), ":app", "-X", "inst",
+                   "-E", "3", "-w", "9", "-U"])
         # Compact specs and options on the command line, -i, -t, -s.
         self.same(["-a", os.path.join(LIVE, "ml3"), "-o", "csv", "-t", "0.5", "-P", "1",
                    "-i", "b", "mmv.app.queue,q", "mmv.app.requests,,,count/min",
