@@ -20,22 +20,6 @@
 namespace mmvlog::cmd {
 namespace {
 
-// pmrep's configuration keys (pmrep's self.keys): options, not metrics.
-constexpr absl::string_view kOptionKeys[] = {
-    "source", "output", "derived", "header", "globals", "samples", "interval", "type",
-    "precision", "daemonize", "timestamp", "unitinfo", "colxrow", "separate_header",
-    "fixed_header", "delay", "width", "delimiter", "extcsv", "width_force", "extheader",
-    "repeat_header", "timefmt", "interpol", "dynamic_header", "overall_rank",
-    "overall_rank_alt", "sort_metric", "count_scale", "space_scale", "time_scale", "version",
-    "count_scale_force", "space_scale_force", "time_scale_force", "type_prefer",
-    "precision_force", "limit_filter", "limit_filter_force", "live_filter", "rank",
-    "invert_filter", "predicate", "names_change", "speclocal", "instances", "ignore_incompat",
-    "ignore_unknown", "omit_flat", "instinfo", "include_labels", "include_texts"};
-
-bool IsOption(absl::string_view key) {
-  return std::find(std::begin(kOptionKeys), std::end(kOptionKeys), key) != std::end(kOptionKeys);
-}
-
 bool Readable(const std::string& path, bool* dir) {
   struct stat st;
   if (::access(path.c_str(), R_OK) != 0 || ::stat(path.c_str(), &st) != 0) return false;
@@ -176,7 +160,7 @@ absl::Status SetOption(const std::string& key, const std::string& raw, PmrepReso
 absl::Status ApplyOptions(const format::IniSection& s, bool options_section, PmrepResolved* r,
                           bool* globals) {
   for (const format::IniEntry& e : s.entries) {
-    if (!IsOption(e.key)) {
+    if (!format::IsPmrepOption(e.key)) {
       if (options_section) {
         return absl::InvalidArgumentError(absl::StrCat("Unknown option ", e.key, " in [options]"));
       }
@@ -286,9 +270,11 @@ absl::StatusOr<PmrepResolved> ResolvePmrep(const PmrepCommandLine& cl) {
       const format::IniSection* g = f.Find("global");
       if (g == nullptr) continue;
       for (const format::IniEntry& e : g->entries) {
-        if (IsOption(e.key)) return FileError(f.path, "Section [global] contains options");
+        if (format::IsPmrepOption(e.key)) {
+          return FileError(f.path, "Section [global] contains options");
+        }
       }
-      absl::StatusOr<format::PmrepSet> set = format::ReadSet(*g, IsOption);
+      absl::StatusOr<format::PmrepSet> set = format::ReadSet(*g, format::IsPmrepOption);
       if (!set.ok()) return FileError(f.path, set.status().message());
       AddMetrics(*set, f.path, &r);
     }
@@ -310,7 +296,7 @@ absl::StatusOr<PmrepResolved> ResolvePmrep(const PmrepCommandLine& cl) {
     if (section == nullptr) {
       return absl::NotFoundError(absl::StrCat("Metricset definition ':", name, "' not found."));
     }
-    absl::StatusOr<format::PmrepSet> set = format::ReadSet(*section, IsOption);
+    absl::StatusOr<format::PmrepSet> set = format::ReadSet(*section, format::IsPmrepOption);
     if (!set.ok()) return FileError(from->path, set.status().message());
     AddMetrics(*set, from->path, &r);
   }

@@ -14,6 +14,18 @@ namespace {
 constexpr absl::string_view kAttributes[] = {"label", "instances", "unit",  "type",
                                              "width", "precision", "limit", "formula"};
 
+// pmrep's configuration keys (pmrep's PMReporter.keys, PCP 6.0.3).
+constexpr absl::string_view kPmrepOptionKeys[] = {
+    "source", "output", "derived", "header", "globals", "samples", "interval", "type",
+    "precision", "daemonize", "timestamp", "unitinfo", "colxrow", "separate_header",
+    "fixed_header", "delay", "width", "delimiter", "extcsv", "width_force", "extheader",
+    "repeat_header", "timefmt", "interpol", "dynamic_header", "overall_rank",
+    "overall_rank_alt", "sort_metric", "count_scale", "space_scale", "time_scale", "version",
+    "count_scale_force", "space_scale_force", "time_scale_force", "type_prefer",
+    "precision_force", "limit_filter", "limit_filter_force", "live_filter", "rank",
+    "invert_filter", "predicate", "names_change", "speclocal", "instances", "ignore_incompat",
+    "ignore_unknown", "omit_flat", "instinfo", "include_labels", "include_texts"};
+
 bool IsAttribute(absl::string_view s) {
   return std::find(std::begin(kAttributes), std::end(kAttributes), s) != std::end(kAttributes);
 }
@@ -276,6 +288,11 @@ std::string OptionValue(absl::string_view value) {
     value = value.substr(1, value.size() - 2);
   }
   return std::string(value);
+}
+
+bool IsPmrepOption(absl::string_view key) {
+  return std::find(std::begin(kPmrepOptionKeys), std::end(kPmrepOptionKeys), key) !=
+         std::end(kPmrepOptionKeys);
 }
 
 int OptionBool(absl::string_view value) {

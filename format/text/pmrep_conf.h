@@ -70,6 +70,10 @@ struct PmrepSet {
 absl::StatusOr<PmrepSet> ReadSet(const IniSection& section,
                                  const std::function<bool(absl::string_view)>& is_option);
 
+// Whether `key` is one of pmrep's configuration options (header,
+// delimiter, precision, ...: its PMReporter.keys), not a metric.
+bool IsPmrepOption(absl::string_view key);
+
 // An option's value as pmrep keeps it: surrounding double quotes removed.
 std::string OptionValue(absl::string_view value);
 // pmrep's yes/no: "true", "True", "y", "yes", "Yes" -> 1; "false",

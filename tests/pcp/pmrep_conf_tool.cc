@@ -2,8 +2,9 @@
 // JSON: {"sections": [[name, [[key, value], ...]], ...], "sets": {name:
 // [[metric, label, [instances], unit, type, width, precision, limit,
 // formula], ...]}} (every section but [options] read as a set, options
-// being pmrep's keys), or {"error": "..."}. pmrep_conf_oracle_test
-// compares it with Python's configparser and pmrep's pmconfig.py.
+// being pmrep's keys: format::IsPmrepOption), or {"error": "..."}.
+// pmrep_conf_oracle_test compares it with Python's configparser and pmrep's
+// pmconfig.py.
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -13,26 +14,6 @@
 #include "format/text/pmrep_conf.h"
 #include "nlohmann/json.hpp"
 
-namespace {
-
-bool IsOption(absl::string_view key) {
-  static const char* kKeys[] = {
-      "source", "output", "derived", "header", "globals", "samples", "interval", "type",
-      "precision", "daemonize", "timestamp", "unitinfo", "colxrow", "separate_header",
-      "fixed_header", "delay", "width", "delimiter", "extcsv", "width_force", "extheader",
-      "repeat_header", "timefmt", "interpol", "dynamic_header", "overall_rank",
-      "overall_rank_alt", "sort_metric", "count_scale", "space_scale", "time_scale", "version",
-      "count_scale_force", "space_scale_force", "time_scale_force", "type_prefer",
-      "precision_force", "limit_filter", "limit_filter_force", "live_filter", "rank",
-      "invert_filter", "predicate", "names_change", "speclocal", "instances", "ignore_incompat",
-      "ignore_unknown", "omit_flat", "instinfo", "include_labels", "include_texts"};
-  for (const char* k : kKeys) {
-    if (key == k) return true;
-  }
-  return false;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 2) return 2;
@@ -54,7 +35,8 @@ int main(int argc, char** argv) {
     for (const auto& e : s.entries) entries.push_back({e.key, e.value});
     out["sections"].push_back({s.name, entries});
     if (s.name == "options") continue;
-    absl::StatusOr<mmvlog::format::PmrepSet> set = mmvlog::format::ReadSet(s, IsOption);
+    absl::StatusOr<mmvlog::format::PmrepSet> set =
+        mmvlog::format::ReadSet(s, mmvlog::format::IsPmrepOption);
     if (!set.ok()) {
       out["sets"][s.name] = std::string(set.status().message());
       continue;
