@@ -233,6 +233,18 @@ class PmrepSetsTest(unittest.TestCase):
         self.assertIn("state", out)
         self.assertNotIn("phase", out)
 
+    def test_global_metrics(self):
+        # [global]'s metrics come first in every set, unless the set says
+        # globals = no; two sets named together.
+        conf = os.path.join(self.root, "global.conf")
+        with open(conf, "w") as f:
+            f.write("[global]\nmmv.app.state = st,,,,\n\n[withg]\nmmv.app.latency = l,,,,\n\n"
+                    "[nog]\nglobals = no\nmmv.app.latency = l,,,,\n")
+        archive = os.path.join(LIVE, "ml3")
+        self.assertIn('"mmv.app.state"', self.same(["-c", conf, "-a", archive, ":withg", "-o", "csv"]))
+        self.assertNotIn("state", self.same(["-c", conf, "-a", archive, ":nog", "-o", "csv"]))
+        self.same(["-c", conf, "-a", archive, ":withg", ":nog", "-o", "csv"])
+
     def test_missing_set(self):
         p, q = self.both(["-a", os.path.join(LIVE, "ml3"), ":no-such-set", "-o", "csv"])
         self.assertNotEqual(p.returncode, 0)
