@@ -457,7 +457,7 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
   // grid unless -t or the set says otherwise, and pmrep's CSV.
   std::optional<PmrepResolved> pmrep;
   int64_t samples = std::max<int64_t>(f.samples, 0);
-  if (WantsPmrepReport(metrics)) {
+  if (WantsPmrepReport(metrics) || !f.config.empty()) {  // -c asks for pmrep's report too
     absl::StatusOr<PmrepResolved> r = ResolvePmrep(PmrepLine(f, metrics));
     if (!r.ok()) return Fail(r.status().message());
     pmrep = *std::move(r);
