@@ -271,7 +271,8 @@ absl::StatusOr<PmrepSet> ReadSet(const IniSection& section,
     if (second == "limit") m->limit = value;
     if (second == "formula") m->formula = value;
   }
-  for (auto& [key, m] : by_key) {
+  for (auto& entry : by_key) {
+    PmrepMetric& m = entry.second;  // (clang 14 cannot capture a structured binding)
     auto same = std::find_if(set.metrics.begin(), set.metrics.end(),
                              [&](const PmrepMetric& o) { return o.name == m.name; });
     if (same != set.metrics.end()) {

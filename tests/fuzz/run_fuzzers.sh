@@ -18,13 +18,14 @@ declare -A CORPUS=(
   [event_record_fuzz]=event_record [label_json_fuzz]=label_json [json_fuzz]=json
   [archive_framing_fuzz]=archive_framing [user_text_fuzz]=user_text
   [logger_config_fuzz]=logger_config [read_stream_fuzz]=read_stream
+  [pmrep_text_fuzz]=pmrep_text
 )
 # Sources beyond format/ that a target needs (pure ones only).
 declare -A EXTRA=([logger_config_fuzz]=archiver/schedule/log_plan.cc
   [read_stream_fuzz]="archiver/store/read_stream.cc archiver/file/posix_file.cc -llzma -lbz2 -lz -lzstd")
 TARGETS=(archive_framing_fuzz archive_index_fuzz archive_label_fuzz archive_meta_fuzz
          archive_result_fuzz event_record_fuzz json_fuzz label_json_fuzz logger_config_fuzz mmv_fuzz
-         read_stream_fuzz user_text_fuzz)
+         pmrep_text_fuzz read_stream_fuzz user_text_fuzz)
 LIBS=$(pkg-config --libs absl_statusor absl_strings absl_time absl_str_format absl_flat_hash_map absl_flat_hash_set absl_hash absl_raw_hash_set)
 FLAGS=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fno-sanitize-recover=all -I.
        -Wno-unused-command-line-argument)
