@@ -220,6 +220,10 @@ class DiskFullTest(unittest.TestCase):
                           + log_text())
         sizes_still_full = self.archive_sizes(base)
         for name, size in sizes_full.items():
+            if size == 0 and name not in sizes_still_full:
+                # A volume whose creation failed for want of space, seen
+                # before the recorder removed it (a slow run, ASan).
+                continue
             self.assertEqual(sizes_still_full.get(name), size,
                              "%s changed while the disk was full" % name)
         errors_while_full = [l for l in log_text().splitlines() if " error: " in l]
