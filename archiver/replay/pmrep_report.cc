@@ -280,6 +280,33 @@ std::optional<double> PmrepNumber(const PmrepColumn& col, const Row& row, const 
   return v;
 }
 
+const std::vector<PmrepCell>& PmrepCells::Take(const ColumnSet& set, const Row& row) {
+  cells_.resize(columns_.size());
+  any_.assign(set.metrics().size(), 0);
+  for (const PmrepColumn& c : columns_) any_[set.columns()[c.column].metric] |= row.has(c.column);
+  const double seconds = have_prev_ ? PmrepSeconds(prev_.time, row.time) : 0;
+  for (size_t i = 0; i < columns_.size(); ++i) {
+    const PmrepColumn& c = columns_[i];
+    if (c.discrete && row.grid && !any_[set.columns()[c.column].metric]) continue;  // kept
+    PmrepCell& cell = cells_[i];
+    cell.kind = PmrepCell::kNone;
+    if (c.string) {
+      if (row.kind(c.column) == kString) {
+        cell.kind = PmrepCell::kString;
+        cell.text = std::string(row.text(c.column));
+      }
+      continue;
+    }
+    if (std::optional<double> v = PmrepNumber(c, row, have_prev_ ? &prev_ : nullptr, seconds)) {
+      cell.kind = PmrepCell::kNumber;
+      cell.number = *v;
+    }
+  }
+  prev_ = row;
+  have_prev_ = true;
+  return cells_;
+}
+
 double PmrepSeconds(format::Timestamp before, format::Timestamp now) {
   const int64_t d = (now.sec - before.sec) * 1000000000 +
                     (static_cast<int64_t>(now.nsec) - static_cast<int64_t>(before.nsec));

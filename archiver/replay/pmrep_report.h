@@ -87,6 +87,32 @@ absl::StatusOr<std::vector<PmrepColumn>> LayOutPmrepColumns(const PmrepOptions& 
 std::optional<double> PmrepNumber(const PmrepColumn& col, const Row& row, const Row* prev,
                                   double seconds);
 
+// A cell as pmrep's fetchgroup gives it to pmrep's outputs.
+struct PmrepCell {
+  enum Kind : uint8_t { kNone, kNumber, kString } kind = kNone;
+  double number = 0;
+  std::string text;  // kString: the value as stored
+};
+
+// The cells of each row, in the columns' order: numbers converted
+// (PmrepNumber, rates against the row before), strings as stored, and a
+// DISCRETE metric with no value at all at a grid time keeping its last
+// cells (the fetchgroup keeps them). Shared by pmrep's CSV and table.
+class PmrepCells {
+ public:
+  explicit PmrepCells(std::vector<PmrepColumn> columns) : columns_(std::move(columns)) {}
+  const std::vector<PmrepColumn>& columns() const { return columns_; }
+  // The cells of `row`, a row of `set`'s columns; valid until the next call.
+  const std::vector<PmrepCell>& Take(const ColumnSet& set, const Row& row);
+
+ private:
+  std::vector<PmrepColumn> columns_;
+  std::vector<PmrepCell> cells_;
+  std::vector<uint8_t> any_;  // per metric of the set: a value in this row
+  Row prev_;
+  bool have_prev_ = false;
+};
+
 // The seconds between two rows as pmrep's fetchgroup takes them
 // (pmtimespecSub: the exact difference, then sec + nsec / 1e9).
 double PmrepSeconds(format::Timestamp before, format::Timestamp now);

@@ -32,7 +32,7 @@ class PmrepCsvOutput : public Output {
   // At most `max_rows` lines after the header (0: all).
   PmrepCsvOutput(std::FILE* to, PmrepCsvFormat format, std::vector<PmrepColumn> columns,
                  int64_t max_rows)
-      : text_(to), format_(std::move(format)), columns_(std::move(columns)), max_rows_(max_rows) {}
+      : text_(to), format_(std::move(format)), cells_(std::move(columns)), max_rows_(max_rows) {}
 
   void Begin(const ReplayHeader& header) override;
   bool TakeRow(const Row& row) override;
@@ -40,16 +40,11 @@ class PmrepCsvOutput : public Output {
   void Flush() override { text_.Flush(); }
 
  private:
-  std::string Cell(size_t i, const Row& row) const;
-
   OutputText text_;
   PmrepCsvFormat format_;
-  std::vector<PmrepColumn> columns_;
+  PmrepCells cells_;
   int64_t max_rows_;
   int64_t rows_ = 0;
-  Row prev_;
-  bool have_prev_ = false;
-  std::vector<std::string> last_cell_;  // per column: its last text (discrete metrics)
 };
 
 }  // namespace mmvlog::archiver

@@ -48,14 +48,13 @@ std::string NumberCell(const PmrepColumn& col, double v) {
 
 void PmrepTextOutput::Begin(const ReplayHeader& header) {
   Output::Begin(header);
-  last_cell_.assign(columns_.size(), "");
   if (format_.timestamp) {
     time_width_ = PmrepTime(format_.timefmt, format::Timestamp{}, header.zone).size();
   }
   if (format_.colxrow) {
-    for (size_t i = 0; i < columns_.size(); ++i) {
-      const PmrepColumn& c = columns_[i];
-      if (i == 0 || c.metric != columns_[i - 1].metric) {
+    for (size_t i = 0; i < columns().size(); ++i) {
+      const PmrepColumn& c = columns()[i];
+      if (i == 0 || c.metric != columns()[i - 1].metric) {
         auto it = std::find_if(labels_.begin(), labels_.end(),
                                [&](const Label& l) { return l.text == c.label; });
         if (it == labels_.end()) {
@@ -79,7 +78,7 @@ void PmrepTextOutput::Begin(const ReplayHeader& header) {
     // "auto" without a terminal: Python's terminal size falls back to 24
     // lines, less the header's (colxrow: 24 lines over the instances).
     bool instances = false;
-    for (const PmrepColumn& c : columns_) instances |= !c.instance.empty();
+    for (const PmrepColumn& c : columns()) instances |= !c.instance.empty();
     format_.repeat_header =
         format_.colxrow && !instances_.empty()
             ? 24 / static_cast<int>(instances_.size()) - (format_.unitinfo ? 2 : 1)
@@ -103,8 +102,8 @@ void PmrepTextOutput::WriteHeader() {
   }
   std::string names = lead, insts = lead, units = lead;
   bool any_instance = false;
-  for (size_t i = 0; i < columns_.size(); ++i) {
-    const PmrepColumn& c = columns_[i];
+  for (size_t i = 0; i < columns().size(); ++i) {
+    const PmrepColumn& c = columns()[i];
     if (i > 0) {
       names += format_.delimiter;
       insts += format_.delimiter;
@@ -121,20 +120,16 @@ void PmrepTextOutput::WriteHeader() {
   if (format_.unitinfo) absl::StrAppend(&out, units, "\n");
 }
 
-std::string PmrepTextOutput::Cell(size_t i, const Row& row) const {
-  const PmrepColumn& col = columns_[i];
-  if (col.string) {
-    if (row.kind(col.column) != kString) return Right("N/A", col.width);
-    std::string v(row.text(col.column));
-    const std::string& d = format_.delimiter;
-    if (!d.empty() && d.find_first_not_of(" \t") != std::string::npos) {
-      v = absl::StrReplaceAll(v, {{d, d == "_" ? " " : "_"}});
-    }
-    return Right(absl::StrReplaceAll(v, {{"\n", "\\n"}}), col.width);
+std::string PmrepTextOutput::CellText(size_t i, const PmrepCell& cell) const {
+  const PmrepColumn& col = columns()[i];
+  if (cell.kind == PmrepCell::kNumber) return NumberCell(col, cell.number);
+  if (cell.kind == PmrepCell::kNone) return Right("N/A", col.width);
+  std::string v = cell.text;
+  const std::string& d = format_.delimiter;
+  if (!d.empty() && d.find_first_not_of(" \t") != std::string::npos) {
+    v = absl::StrReplaceAll(v, {{d, d == "_" ? " " : "_"}});
   }
-  const double seconds = have_prev_ ? PmrepSeconds(prev_.time, row.time) : 0;
-  std::optional<double> v = PmrepNumber(col, row, have_prev_ ? &prev_ : nullptr, seconds);
-  return v ? NumberCell(col, *v) : Right("N/A", col.width);
+  return Right(absl::StrReplaceAll(v, {{"\n", "\\n"}}), col.width);
 }
 
 bool PmrepTextOutput::TakeRow(const Row& row) {
@@ -156,19 +151,9 @@ bool PmrepTextOutput::TakeRow(const Row& row) {
     time = PmrepTime(format_.timefmt, row.time, header_.zone);
     if (time.size() < time_width_) time.append(time_width_ - time.size(), ' ');
   }
-  const ColumnSet& set = *header_.columns;
-  std::vector<uint8_t> any(set.metrics().size(), 0);
-  for (const PmrepColumn& c : columns_) any[set.columns()[c.column].metric] |= row.has(c.column);
-  std::vector<std::string> cells(columns_.size());
-  for (size_t i = 0; i < columns_.size(); ++i) {
-    const PmrepColumn& c = columns_[i];
-    if (c.discrete && row.grid && !any[set.columns()[c.column].metric] && !last_cell_[i].empty()) {
-      cells[i] = last_cell_[i];
-      continue;
-    }
-    cells[i] = Cell(i, row);
-    if (c.discrete) last_cell_[i] = cells[i];
-  }
+  const std::vector<PmrepCell>& taken = cells_.Take(*header_.columns, row);
+  std::vector<std::string> cells(taken.size());
+  for (size_t i = 0; i < taken.size(); ++i) cells[i] = CellText(i, taken[i]);
   if (format_.colxrow) {
     WriteSwapped(time, cells);
   } else {
@@ -181,8 +166,6 @@ bool PmrepTextOutput::TakeRow(const Row& row) {
     }
     out += "\n";
   }
-  prev_ = row;
-  have_prev_ = true;
   text_.MaybeFlush();
   return max_rows_ == 0 || rows_ < max_rows_;
 }

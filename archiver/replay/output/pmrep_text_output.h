@@ -48,7 +48,7 @@ class PmrepTextOutput : public Output {
  public:
   PmrepTextOutput(std::FILE* to, PmrepTextFormat format, std::vector<PmrepColumn> columns,
                   int64_t max_rows)
-      : text_(to), format_(std::move(format)), columns_(std::move(columns)), max_rows_(max_rows) {}
+      : text_(to), format_(std::move(format)), cells_(std::move(columns)), max_rows_(max_rows) {}
 
   void Begin(const ReplayHeader& header) override;
   bool TakeRow(const Row& row) override;
@@ -58,19 +58,17 @@ class PmrepTextOutput : public Output {
  private:
   void WriteHeader();
   void WriteSwapped(const std::string& time, const std::vector<std::string>& cells);
-  std::string Cell(size_t i, const Row& row) const;
+  std::string CellText(size_t i, const PmrepCell& cell) const;
+  const std::vector<PmrepColumn>& columns() const { return cells_.columns(); }
 
   OutputText text_;
   PmrepTextFormat format_;
-  std::vector<PmrepColumn> columns_;
+  PmrepCells cells_;
   int64_t max_rows_;
   int64_t rows_ = 0;
   int lines_ = 0;          // rows since the header
   bool repeat_auto_ = false;
   size_t time_width_ = 0;  // of a formatted time, with timestamp
-  Row prev_;
-  bool have_prev_ = false;
-  std::vector<std::string> last_cell_;
   // colxrow: the labels in order, each with its metrics' columns by
   // instance name; the instance names in order ("" singular).
   struct Label {
