@@ -210,15 +210,16 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
     operand_cache_.assign(operands.metrics().size(), {});
     operand_cache_row_.assign(operands.metrics().size(), 0);
   }
-  fetch.metric = [&](const std::string& name, format::DeriveValues* out) {
+  // The values of operand metric `name` at this row, taken once a row.
+  auto values = [&](const std::string& name) -> const format::DeriveValues* {
     auto it = operand_metric_.find(name);
-    if (it == operand_metric_.end()) return;
-    if (operand_cache_row_[it->second] == row_serial_) {
-      *out = operand_cache_[it->second];
-      return;
-    }
+    if (it == operand_metric_.end()) return nullptr;
+    format::DeriveValues& cached = operand_cache_[it->second];
+    if (operand_cache_row_[it->second] == row_serial_) return &cached;
+    operand_cache_row_[it->second] = row_serial_;
     const std::vector<size_t>& columns = operands.metrics()[it->second].columns;
-    out->reserve(columns.size());
+    cached.clear();
+    cached.reserve(columns.size());
     for (size_t c : columns) {
       const ValueKind k = in.kind(c);
       long double v;
@@ -231,10 +232,13 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
       } else {
         continue;
       }
-      out->push_back({operands.columns()[c].inst, v});
+      cached.push_back({operands.columns()[c].inst, v});
     }
-    operand_cache_[it->second] = *out;
-    operand_cache_row_[it->second] = row_serial_;
+    return &cached;
+  };
+  fetch.view = values;
+  fetch.metric = [&](const std::string& name, format::DeriveValues* out) {
+    if (const format::DeriveValues* v = values(name)) *out = *v;
   };
   fetch.instance = [&](uint32_t indom, int32_t inst) -> std::string {
     auto it = instance_name_.find(InstKey(indom, inst));

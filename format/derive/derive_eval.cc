@@ -121,8 +121,10 @@ DeriveValues DeriveEvaluator::Aggregate(const DeriveBound& b, const DeriveFetch&
   const DeriveNode& n = *b.node;
   const int32_t type = b.desc.type;
   DeriveValues out;
-  DeriveValues in;
-  f.metric(n.text, &in);
+  DeriveValues copy;
+  const DeriveValues* view = f.view ? f.view(n.text) : nullptr;
+  if (!f.view) f.metric(n.text, &copy);
+  const DeriveValues& in = view != nullptr ? *view : copy;
   if (n.op == Op::kCount) {
     out.push_back({-1, static_cast<long double>(in.size())});
     return out;

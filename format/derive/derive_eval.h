@@ -42,6 +42,9 @@ using DeriveValues = std::vector<DeriveValue>;  // empty: no values
 struct DeriveFetch {
   // The values of metric `name` at this fetch (raw, in instance order).
   std::function<void(const std::string& name, DeriveValues* out)> metric;
+  // Optional: the same values without a copy, valid for this fetch
+  // (nullptr: the metric has none); aggregates read them in place.
+  std::function<const DeriveValues*(const std::string& name)> view;
   // The external name of instance `inst` of `indom` ("" when unknown).
   std::function<std::string(uint32_t indom, int32_t inst)> instance;
   double seconds = 0;  // the fetch's time
