@@ -232,7 +232,7 @@ absl::StatusOr<PmrepResolved> ResolvePmrep(const PmrepCommandLine& cl) {
   }
   // The command line last.
   archiver::PmrepOptions& o = r.options;
-  if (cl.header) r.header = *cl.header;
+  if (cl.no_header) r.header = false;
   if (cl.delimiter) r.delimiter = *cl.delimiter;
   if (cl.timefmt) r.timefmt = *cl.timefmt;
   if (cl.precision) o.precision = *cl.precision;

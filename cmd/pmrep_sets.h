@@ -20,11 +20,13 @@
 
 namespace mmvlog::cmd {
 
-// What the command line said (unset: std::nullopt or empty).
+// What the command line said (unset: std::nullopt or empty). replay's
+// options are bound to these fields directly; `items`, `raw` and
+// `instances` it fills from its own arguments.
 struct PmrepCommandLine {
   std::string config;                   // -c
   std::vector<std::string> items;       // ":SET", "metric" or "metric,label,..." in order
-  std::optional<bool> header;           // -H: false
+  bool no_header = false;               // -H
   std::optional<std::string> delimiter; // -l
   std::optional<std::string> timefmt;   // -f
   std::optional<int> precision, precision_force;  // -P, -0

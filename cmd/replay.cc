@@ -74,78 +74,67 @@ struct ReplayFlags {
   double speed = 1.0;
   bool utc_times = false;             // old spelling of -Z UTC
   std::vector<std::string> args;      // [ARCHIVE...] [METRIC...]
+  std::string interpolation = "auto";  // --interpolation
   // pmrep's metric sets and report options (cmd/pmrep_sets.h).
-  std::string interpolation = "auto";              // --interpolation
-  std::string config;                              // -c
-  bool no_header = false;                          // -H
-  std::optional<std::string> delimiter, timefmt;   // -l, -f
-  std::optional<int> precision, precision_force;   // -P, -0
-  bool raw_prefer = false;                         // -R
-  bool ignore_unknown = false;                     // -5
-  bool timestamps = false, no_unit_info = false, no_inst_info = false;  // -p -U --no-inst-info
-  std::optional<int> width, width_force;           // -w -W
-  std::optional<std::string> repeat_header;        // -E
-  std::optional<std::string> colxrow;              // -X
-  std::string count_scale, space_scale, time_scale;                    // -q -b -y
-  std::string count_scale_force, space_scale_force, time_scale_force;  // -Q -B -Y
+  PmrepCommandLine pmrep;
 };
 
 // pmrep's options for its metric sets, spelled as pmrep spells them.
 void AddPmrepOptions(CLI::App* app, ReplayFlags* f) {
   const char* kSets = "pmrep metric sets (:SET arguments, pmrep.conf(5))";
-  app->add_option("-c,--config", f->config,
+  app->add_option("-c,--config", f->pmrep.config,
                   "pmrep.conf file or directory of *.conf files (default: as pmrep searches: "
                   "./pmrep.conf, ~/.pmrep.conf, ~/.pcp/pmrep.conf, $PCP_SYSCONF_DIR/pmrep)")
       ->type_name("FILE")
       ->group(kSets);
-  app->add_flag("-H,--no-header", f->no_header, "omit the CSV header line")->group(kSets);
-  app->add_option("-l,--delimiter", f->delimiter, "separate CSV columns with STR")
+  app->add_flag("-H,--no-header", f->pmrep.no_header, "omit the CSV header line")->group(kSets);
+  app->add_option("-l,--delimiter", f->pmrep.delimiter, "separate CSV columns with STR")
       ->type_name("STR")
       ->group(kSets);
-  app->add_option("-f,--timestamp-format", f->timefmt, "strftime format of the CSV times")
+  app->add_option("-f,--timestamp-format", f->pmrep.timefmt, "strftime format of the CSV times")
       ->type_name("STR")
       ->group(kSets);
-  app->add_option("-P,--precision", f->precision, "prefer N digits after the decimal point")
+  app->add_option("-P,--precision", f->pmrep.precision, "prefer N digits after the decimal point")
       ->type_name("N")
       ->check(CLI::NonNegativeNumber)
       ->group(kSets);
-  app->add_option("-0,--precision-force", f->precision_force, "force N digits after the decimal point")
+  app->add_option("-0,--precision-force", f->pmrep.precision_force, "force N digits after the decimal point")
       ->type_name("N")
       ->check(CLI::NonNegativeNumber)
       ->group(kSets);
-  app->add_flag("-R,--raw-prefer", f->raw_prefer,
+  app->add_flag("-R,--raw-prefer", f->pmrep.raw_prefer,
                 "counters as stored where a metric's spec does not say")
       ->group(kSets);
-  app->add_flag("-5,--ignore-unknown", f->ignore_unknown, "leave out metrics the archives lack")
+  app->add_flag("-5,--ignore-unknown", f->pmrep.ignore_unknown, "leave out metrics the archives lack")
       ->group(kSets);
-  app->add_flag("-p,--timestamps", f->timestamps, "times in pmrep's table")->group(kSets);
-  app->add_flag("-U,--no-unit-info", f->no_unit_info, "no units line in pmrep's table")
+  app->add_flag("-p,--timestamps", f->pmrep.timestamps, "times in pmrep's table")->group(kSets);
+  app->add_flag("-U,--no-unit-info", f->pmrep.no_unit_info, "no units line in pmrep's table")
       ->group(kSets);
-  app->add_flag("--no-inst-info", f->no_inst_info, "no instances line in pmrep's table")
+  app->add_flag("--no-inst-info", f->pmrep.no_inst_info, "no instances line in pmrep's table")
       ->group(kSets);
-  app->add_option("-w,--width", f->width, "column width in pmrep's table where a metric does not say")
+  app->add_option("-w,--width", f->pmrep.width, "column width in pmrep's table where a metric does not say")
       ->type_name("N")
       ->check(CLI::NonNegativeNumber)
       ->group(kSets);
-  app->add_option("-W,--width-force", f->width_force, "every column's width in pmrep's table")
+  app->add_option("-W,--width-force", f->pmrep.width_force, "every column's width in pmrep's table")
       ->type_name("N")
       ->check(CLI::NonNegativeNumber)
       ->group(kSets);
-  app->add_option("-X,--colxrow", f->colxrow,
+  app->add_option("-X,--colxrow", f->pmrep.colxrow,
                   "pmrep's table with columns and rows swapped, STR heading the instances")
       ->type_name("STR")
       ->group(kSets);
-  app->add_option("-E,--repeat-header", f->repeat_header,
+  app->add_option("-E,--repeat-header", f->pmrep.repeat_header,
                   "repeat pmrep's table header every N rows (or auto)")
       ->type_name("N")
       ->group(kSets);
   for (auto [name, to, what] :
-       {std::tuple{"-q,--count-scale", &f->count_scale, "default count unit"},
-        {"-b,--space-scale", &f->space_scale, "default space unit (KB, MB, ...)"},
-        {"-y,--time-scale", &f->time_scale, "default time unit (ms, s, ...)"},
-        {"-Q,--count-scale-force", &f->count_scale_force, "forced count unit"},
-        {"-B,--space-scale-force", &f->space_scale_force, "forced space unit"},
-        {"-Y,--time-scale-force", &f->time_scale_force, "forced time unit"}}) {
+       {std::tuple{"-q,--count-scale", &f->pmrep.count_scale, "default count unit"},
+        {"-b,--space-scale", &f->pmrep.space_scale, "default space unit (KB, MB, ...)"},
+        {"-y,--time-scale", &f->pmrep.time_scale, "default time unit (ms, s, ...)"},
+        {"-Q,--count-scale-force", &f->pmrep.count_scale_force, "forced count unit"},
+        {"-B,--space-scale-force", &f->pmrep.space_scale_force, "forced space unit"},
+        {"-Y,--time-scale-force", &f->pmrep.time_scale_force, "forced time unit"}}) {
     app->add_option(name, *to, what)->type_name("SCALE")->group(kSets);
   }
 }
@@ -326,31 +315,10 @@ bool InstalledPcpBefore632() {
 
 // The command line's part of a pmrep report.
 PmrepCommandLine PmrepLine(const ReplayFlags& f, const std::vector<std::string>& items) {
-  PmrepCommandLine cl;
-  cl.config = f.config;
+  PmrepCommandLine cl = f.pmrep;
   cl.items = items;
-  if (f.no_header) cl.header = false;
-  cl.delimiter = f.delimiter;
-  cl.timefmt = f.timefmt;
-  cl.precision = f.precision;
-  cl.precision_force = f.precision_force;
   cl.raw = f.raw;
-  cl.raw_prefer = f.raw_prefer;
   cl.instances = f.instances;
-  cl.ignore_unknown = f.ignore_unknown;
-  cl.timestamps = f.timestamps;
-  cl.no_unit_info = f.no_unit_info;
-  cl.no_inst_info = f.no_inst_info;
-  cl.width = f.width;
-  cl.width_force = f.width_force;
-  cl.repeat_header = f.repeat_header;
-  cl.colxrow = f.colxrow;
-  cl.count_scale = f.count_scale;
-  cl.space_scale = f.space_scale;
-  cl.time_scale = f.time_scale;
-  cl.count_scale_force = f.count_scale_force;
-  cl.space_scale_force = f.space_scale_force;
-  cl.time_scale_force = f.time_scale_force;
   return cl;
 }
 
@@ -457,7 +425,7 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
   // grid unless -t or the set says otherwise, and pmrep's CSV.
   std::optional<PmrepResolved> pmrep;
   int64_t samples = std::max<int64_t>(f.samples, 0);
-  if (WantsPmrepReport(metrics) || !f.config.empty()) {  // -c asks for pmrep's report too
+  if (WantsPmrepReport(metrics) || !f.pmrep.config.empty()) {  // -c asks for pmrep's report too
     absl::StatusOr<PmrepResolved> r = ResolvePmrep(PmrepLine(f, metrics));
     if (!r.ok()) return Fail(r.status().message());
     pmrep = *std::move(r);
