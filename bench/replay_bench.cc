@@ -44,7 +44,15 @@
 //                        10 rate(bench.mK) (1,000 instances each) and 10
 //                        sums and ratios (sum(bench.mK), delta(bench.mK) /
 //                        delta(bench.mJ)): what derived columns cost
-//                        beside the raw metrics they read.
+//                        beside the raw metrics they read. Both on two
+//                        archives: 100 metrics x 20 samples (the one above;
+//                        the start-up of a replay weighs) and 10 metrics x
+//                        200 samples (only the metrics read, a replay long
+//                        enough for its start-up not to).
+//   BM_ReplayScalarDerived 20 derived metrics of one value each over the
+//                        same 10 (sums, averages, extremes, counts, rates of
+//                        sums, ratios): 20 derived columns, the shape of
+//                        issue 31's goal, beside BM_ReplayOperands.
 //   BM_PcpFetchArchive   libpcp: a new archive context (reads .meta), then
 //                        pmFetchArchive of every record, each value read from
 //                        its pmValueBlock, pmFreeResult. The libpcp side of
@@ -382,9 +390,12 @@ void BM_ReplayDirectory(benchmark::State& state) {
 }
 
 // A replay of `metrics` with `derived` definitions, rows at the records.
+// The archive is range(0) metrics x 1,000 instances x range(1) samples.
 void ReplaySome(benchmark::State& state, const std::vector<std::string>& metrics,
                 const std::vector<format::DerivedDefinition>& derived, int64_t values) {
-  bench::BenchArchiveSpec spec;  // 100 x 1000 x 20
+  bench::BenchArchiveSpec spec;
+  spec.metrics = static_cast<int>(state.range(0));
+  spec.samples = static_cast<int>(state.range(1));
   absl::StatusOr<std::string> base = TheArchives().Get(spec);
   if (!base.ok()) return state.SkipWithError(base.status().ToString().c_str());
   archiver::Selection selection;
@@ -424,6 +435,25 @@ void BM_ReplayDerived(benchmark::State& state) {
   }
   for (const auto& d : derived) names.push_back(d.name);
   ReplaySome(state, names, derived, 10 * 1000);
+}
+
+void BM_ReplayScalarDerived(benchmark::State& state) {
+  std::vector<format::DerivedDefinition> derived;
+  for (int k = 0; k < 10; ++k) {
+    const std::string m = absl::StrCat("bench.m", k);
+    const std::string other = absl::StrCat("bench.m", (k + 1) % 10);
+    const std::string exprs[] = {
+        absl::StrCat("rate(sum(", m, "))"),
+        k % 2 == 0 ? absl::StrCat("delta(sum(", m, ")) / delta(sum(", other, "))")
+                   : absl::StrCat("max(", m, ") - min(", m, ") + avg(", m, ") / count(", m, ")"),
+    };
+    for (const std::string& e : exprs) {
+      derived.push_back({absl::StrCat("d.s", derived.size()), e, "-e"});
+    }
+  }
+  std::vector<std::string> names;
+  for (const auto& d : derived) names.push_back(d.name);
+  ReplaySome(state, names, derived, 20);
 }
 
 void BM_PcpFetchArchive(benchmark::State& state) {
@@ -478,8 +508,16 @@ BENCHMARK(BM_ReplayInterpolated)->Apply(Shapes);
 BENCHMARK(BM_ReplayCsv)->Apply(Shapes);
 BENCHMARK(BM_PcpFetchArchive)->Apply(Shapes);
 BENCHMARK(BM_ReplayDirectory)->Arg(1)->Arg(10)->Arg(100);
-BENCHMARK(BM_ReplayOperands)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_ReplayDerived)->Unit(benchmark::kMillisecond);
+// The archive of Shapes (100 metrics, 20 samples: a replay's start-up
+// weighs), and one of only the 10 metrics read, 200 samples.
+void DerivedShapes(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"metrics", "samples"})->Args({100, 20})->Args({10, 200})->Unit(
+      benchmark::kMillisecond);
+}
+
+BENCHMARK(BM_ReplayOperands)->Apply(DerivedShapes);
+BENCHMARK(BM_ReplayDerived)->Apply(DerivedShapes);
+BENCHMARK(BM_ReplayScalarDerived)->Apply(DerivedShapes);
 
 }  // namespace
 }  // namespace mmvlog

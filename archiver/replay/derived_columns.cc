@@ -140,6 +140,7 @@ void DerivedColumns::Bind(const ColumnSet& operands) {
     dm.oneline = d->expr;
     d->metric = metrics.size();
     d->column_of_inst.clear();
+    d->column_at.clear();
     auto add = [&](int32_t inst, const std::string& instance) {
       if (d->column_of_inst.contains(inst)) return;
       d->column_of_inst[inst] = columns.size();
@@ -202,13 +203,15 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
   }
   const double now = static_cast<double>(in.time.sec - epoch_) + in.time.nsec * 1e-9;
   format::DeriveFetch fetch;
-  fetch.seconds = now;
   fetch.ns = (in.time.sec - epoch_) * 1000000000 + in.time.nsec;
   // A metric named by several nodes is taken from the row once a row.
   ++row_serial_;
   if (operand_cache_.size() != operands.metrics().size()) {
     operand_cache_.assign(operands.metrics().size(), {});
     operand_cache_row_.assign(operands.metrics().size(), 0);
+    operand_ints_.assign(operands.metrics().size(), {});
+    operand_ints_row_.assign(operands.metrics().size(), 0);
+    operand_ints_ok_.assign(operands.metrics().size(), 0);
   }
   // The values of operand metric `name` at this row, taken once a row.
   auto values = [&](const std::string& name) -> const format::DeriveValues* {
@@ -218,8 +221,9 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
     if (operand_cache_row_[it->second] == row_serial_) return &cached;
     operand_cache_row_[it->second] = row_serial_;
     const std::vector<size_t>& columns = operands.metrics()[it->second].columns;
-    cached.clear();
-    cached.reserve(columns.size());
+    // Written in place, then cut (push_back kept the loop from being inlined).
+    cached.resize(columns.size());
+    format::DeriveValue* w = cached.data();
     for (size_t c : columns) {
       const ValueKind k = in.kind(c);
       long double v;
@@ -232,13 +236,44 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
       } else {
         continue;
       }
-      cached.push_back({operands.columns()[c].inst, v});
+      *w++ = {operands.columns()[c].inst, v};
     }
+    cached.resize(w - cached.data());
     return &cached;
   };
-  fetch.view = values;
-  fetch.metric = [&](const std::string& name, format::DeriveValues* out) {
-    if (const format::DeriveValues* v = values(name)) *out = *v;
+  fetch.metric = values;
+  // The values of an operand of an integer type as integers, taken once a
+  // row (nullptr when a value is not an integer).
+  fetch.integers = [&](const std::string& name) -> const format::DeriveIntegers* {
+    auto it = operand_metric_.find(name);
+    if (it == operand_metric_.end()) return nullptr;
+    const size_t m = it->second;
+    format::DeriveIntegers& cached = operand_ints_[m];
+    if (operand_ints_row_[m] == row_serial_) return operand_ints_ok_[m] ? &cached : nullptr;
+    operand_ints_row_[m] = row_serial_;
+    operand_ints_ok_[m] = 0;
+    const std::vector<size_t>& columns = operands.metrics()[m].columns;
+    cached.bits.resize(columns.size());
+    uint64_t* w = cached.bits.data();
+    bool ints = false, uints = false;
+    for (size_t c : columns) {
+      const ValueKind k = in.kind(c);
+      if (k == kInt) {
+        ints = true;
+      } else if (k == kUint) {
+        uints = true;
+      } else if (k == kDouble) {
+        return nullptr;
+      } else {
+        continue;  // no value, as for `values`
+      }
+      *w++ = in.bits[c];
+    }
+    if (ints && uints) return nullptr;
+    cached.bits.resize(w - cached.bits.data());
+    cached.is_signed = ints;
+    operand_ints_ok_[m] = 1;
+    return &cached;
   };
   fetch.instance = [&](uint32_t indom, int32_t inst) -> std::string {
     auto it = instance_name_.find(InstKey(indom, inst));
@@ -248,11 +283,20 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
     const format::DeriveDesc& desc = d->check.bound->desc;
     const ValueKind kind = KindOfType(desc.type);
     const bool rate = desc.sem == format::kSemCounter && !raw;
-    const format::DeriveValues values = d->eval->Evaluate(fetch);
-    for (const format::DeriveValue& v : values) {
-      auto it = d->column_of_inst.find(desc.indom == format::kIndomNull ? -1 : v.inst);
-      if (it == d->column_of_inst.end()) continue;
-      const size_t c = it->second;
+    const format::DeriveValues& values = d->eval->Evaluate(fetch);
+    if (d->column_at.size() < values.size()) d->column_at.resize(values.size(), {-2, 0});
+    for (size_t i = 0; i < values.size(); ++i) {
+      const format::DeriveValue& v = values[i];
+      const int32_t inst = desc.indom == format::kIndomNull ? -1 : v.inst;
+      // The column of the value at this position the row before, else
+      // looked up (instances keep their order from row to row).
+      std::pair<int32_t, size_t>& at = d->column_at[i];
+      if (at.first != inst) {
+        auto it = d->column_of_inst.find(inst);
+        if (it == d->column_of_inst.end()) continue;
+        at = {inst, it->second};
+      }
+      const size_t c = at.second;
       row_.kinds[c] = kind;
       if (kind == kUint) {
         row_.bits[c] = static_cast<uint64_t>(v.v);

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -66,6 +67,8 @@ class DerivedColumns {
     std::unique_ptr<format::DeriveEvaluator> eval;
     size_t metric = 0;  // in shown_
     absl::flat_hash_map<int32_t, size_t> column_of_inst;  // shown column
+    // Per position of its values: the instance last there and its column.
+    std::vector<std::pair<int32_t, size_t>> column_at;
   };
 
   Selection operand_selection_;
@@ -85,6 +88,10 @@ class DerivedColumns {
   // (a serial, bumped each row).
   std::vector<format::DeriveValues> operand_cache_;
   std::vector<uint64_t> operand_cache_row_;
+  // The same as integers (format::DeriveFetch::integers), where they are.
+  std::vector<format::DeriveIntegers> operand_ints_;
+  std::vector<uint64_t> operand_ints_row_;
+  std::vector<uint8_t> operand_ints_ok_;
   uint64_t row_serial_ = 0;
   int64_t epoch_ = 0;  // the first row's second: times are kept from it
   bool epoch_set_ = false;

@@ -2,6 +2,7 @@
 
 #include <regex.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <memory>
@@ -32,6 +33,82 @@ const DeriveValue* WithInst(const DeriveValues& vs, int32_t inst, size_t hint = 
     if (v.inst == inst) return &v;
   }
   return nullptr;
+}
+
+// Values added to `out` in place: room for `n` made first, cut to those
+// added at the end (push_back's growth path kept the loops that add from
+// being inlined: 7% of a derived replay).
+class InPlace {
+ public:
+  InPlace(DeriveValues& out, size_t n) : out_(out) {
+    out_.resize(n);
+    next_ = out_.data();
+  }
+  ~InPlace() { out_.resize(next_ - out_.data()); }
+  InPlace(const InPlace&) = delete;
+  InPlace& operator=(const InPlace&) = delete;
+
+  void Add(int32_t inst, long double v) { *next_++ = {inst, v}; }
+
+ private:
+  DeriveValues& out_;
+  DeriveValue* next_;
+};
+
+// sum(), min(), max() or avg() (`op`, of type `type`) over integers, as
+// libpcp computes them: sums wrapping in the metric's type, extremes
+// compared in it, averages summed in float.
+const DeriveValues& IntegerAggregate(DeriveOp op, int32_t type, const DeriveIntegers& in,
+                                     DeriveValues& out) {
+  const std::vector<uint64_t>& v = in.bits;
+  if (op == Op::kAvg) {
+    const float n = static_cast<float>(v.size());
+    float f = 0;
+    if (in.is_signed) {
+      for (uint64_t x : v) f += static_cast<float>(static_cast<int64_t>(x)) / n;
+    } else {
+      for (uint64_t x : v) f += static_cast<float>(x) / n;
+    }
+    out.push_back({-1, f});
+    return out;
+  }
+  if (op == Op::kSum) {
+    uint64_t sum = 0;  // modulo 2^64, and so modulo 2^32 for the 32-bit types
+    for (uint64_t x : v) sum += x;
+    out.push_back({-1, CastToType(type, in.is_signed
+                                            ? static_cast<long double>(static_cast<int64_t>(sum))
+                                            : static_cast<long double>(sum))});
+    return out;
+  }
+  // min() and max() over no value: none (see Aggregate).
+  if (v.empty()) return out;
+  // Loops apart, each simple enough for the compiler to vectorize.
+  if (in.is_signed) {
+    int64_t acc = static_cast<int64_t>(v[0]);
+    if (op == Op::kMin) {
+      for (uint64_t x : v) acc = std::min(acc, static_cast<int64_t>(x));
+    } else {
+      for (uint64_t x : v) acc = std::max(acc, static_cast<int64_t>(x));
+    }
+    out.push_back({-1, static_cast<long double>(acc)});
+  } else {
+    uint64_t acc = v[0];
+    if (op == Op::kMin) {
+      for (uint64_t x : v) acc = std::min(acc, x);
+    } else {
+      for (uint64_t x : v) acc = std::max(acc, x);
+    }
+    out.push_back({-1, static_cast<long double>(acc)});
+  }
+  return out;
+}
+
+// CastToType, its commonest case (a double: every rate, ratio and average)
+// where it is used: the call, with its long double passed on the stack,
+// was 6% of a derived replay.
+inline long double Cast(int32_t type, long double v) {
+  if (type == kTypeDouble) return static_cast<double>(v);
+  return CastToType(type, v);
 }
 
 // Whether `name` is the instance `wanted` names: the whole name, or its
@@ -81,18 +158,46 @@ long double CastToType(int32_t type, long double v) {
   }
 }
 
-DeriveValues DeriveEvaluator::Evaluate(const DeriveFetch& fetch) { return Eval(root_, fetch); }
+namespace {
 
-DeriveValues DeriveEvaluator::Eval(const DeriveBound& b, const DeriveFetch& f) {
+const DeriveValues& NoValues() {
+  static const DeriveValues* const kNone = new DeriveValues();
+  return *kNone;
+}
+
+}  // namespace
+
+DeriveEvaluator::DeriveEvaluator(const DeriveBound& root) : root_(root) {
+  std::vector<const DeriveBound*> todo = {&root};
+  while (!todo.empty()) {
+    const DeriveBound* b = todo.back();
+    todo.pop_back();
+    nodes_[b];
+    for (const auto& a : b->args) todo.push_back(a.get());
+  }
+}
+
+const DeriveValues& DeriveEvaluator::Evaluate(const DeriveFetch& fetch) {
+  return Eval(root_, fetch);
+}
+
+void DeriveEvaluator::Reset() {
+  for (auto& [b, node] : nodes_) node.last.has = false;
+}
+
+const DeriveValues& DeriveEvaluator::Eval(const DeriveBound& b, const DeriveFetch& f) {
   const DeriveNode& n = *b.node;
-  DeriveValues out;
+  if (n.op == Op::kName) {
+    const DeriveValues* values = f.metric(n.text);
+    return values != nullptr ? *values : NoValues();
+  }
+  Node& node = nodes_.find(&b)->second;
+  DeriveValues& out = node.out;
+  out.clear();
   switch (n.op) {
-    case Op::kName:
-      f.metric(n.text, &out);
-      return out;
     case Op::kInteger:
     case Op::kDouble:
-      out.push_back({-1, CastToType(b.desc.type, std::strtold(n.text.c_str(), nullptr))});
+      out.push_back({-1, Cast(b.desc.type, std::strtold(n.text.c_str(), nullptr))});
       return out;
     case Op::kNoValue:
       return out;
@@ -104,27 +209,30 @@ DeriveValues DeriveEvaluator::Eval(const DeriveBound& b, const DeriveFetch& f) {
     case Op::kAvg:
     case Op::kMin:
     case Op::kMax:
-      return Aggregate(b, f);
+      return Aggregate(b, f, out);
     case Op::kQuest:
-      return Ternary(b, f);
+      return Ternary(b, f, out);
     default:
       break;
   }
-  DeriveValues l = Eval(*b.args[0], f);
-  if (n.op == Op::kDelta || n.op == Op::kRate) return Across(b, std::move(l), f);
-  if (b.args.size() == 1) return OneOperand(b, l, f);
-  return TwoOperands(b, l, f);
+  const DeriveValues& l = Eval(*b.args[0], f);
+  if (n.op == Op::kDelta || n.op == Op::kRate) return Across(b, l, f, node);
+  if (b.args.size() == 1) return OneOperand(b, l, f, node);
+  return TwoOperands(b, l, f, out);
 }
 
 // count(), sum(), avg(), min(), max() over the instances of one metric.
-DeriveValues DeriveEvaluator::Aggregate(const DeriveBound& b, const DeriveFetch& f) {
+const DeriveValues& DeriveEvaluator::Aggregate(const DeriveBound& b, const DeriveFetch& f,
+                                               DeriveValues& out) {
   const DeriveNode& n = *b.node;
   const int32_t type = b.desc.type;
-  DeriveValues out;
-  DeriveValues copy;
-  const DeriveValues* view = f.view ? f.view(n.text) : nullptr;
-  if (!f.view) f.metric(n.text, &copy);
-  const DeriveValues& in = view != nullptr ? *view : copy;
+  if (n.op != Op::kCount && f.integers) {
+    if (const DeriveIntegers* ints = f.integers(n.text)) {
+      return IntegerAggregate(n.op, type, *ints, out);
+    }
+  }
+  const DeriveValues* values = f.metric(n.text);
+  const DeriveValues& in = values != nullptr ? *values : NoValues();
   if (n.op == Op::kCount) {
     out.push_back({-1, static_cast<long double>(in.size())});
     return out;
@@ -147,20 +255,19 @@ DeriveValues DeriveEvaluator::Aggregate(const DeriveBound& b, const DeriveFetch&
     else if (n.op == Op::kMax) acc = std::max(acc, in[i].v);
     else acc += in[i].v;
   }
-  out.push_back({-1, CastToType(type, acc)});
+  out.push_back({-1, Cast(type, acc)});
   return out;
 }
 
 // guard ? then : else, per instance where any has instances.
-DeriveValues DeriveEvaluator::Ternary(const DeriveBound& b, const DeriveFetch& f) {
-  DeriveValues out;
+const DeriveValues& DeriveEvaluator::Ternary(const DeriveBound& b, const DeriveFetch& f,
+                                             DeriveValues& out) {
   const DeriveBound& gb = *b.args[0];
   const DeriveBound& tb = *b.args[1];
   const DeriveBound& eb = *b.args[2];
-  const DeriveValues g = Eval(gb, f);
-  DeriveValues t, e;
-  if (b.fixed_guard != 0) t = Eval(tb, f);
-  if (b.fixed_guard != 1) e = Eval(eb, f);
+  const DeriveValues& g = Eval(gb, f);
+  const DeriveValues& t = b.fixed_guard != 0 ? Eval(tb, f) : NoValues();
+  const DeriveValues& e = b.fixed_guard != 1 ? Eval(eb, f) : NoValues();
   if (g.empty()) return out;
   if (b.fixed_guard == 1) return t;
   if (b.fixed_guard == 0) return e;
@@ -191,39 +298,35 @@ DeriveValues DeriveEvaluator::Ternary(const DeriveBound& b, const DeriveFetch& f
 }
 
 // delta() and rate(): this fetch's values against the previous fetch's.
-DeriveValues DeriveEvaluator::Across(const DeriveBound& b, DeriveValues l, const DeriveFetch& f) {
+const DeriveValues& DeriveEvaluator::Across(const DeriveBound& b, const DeriveValues& l,
+                                            const DeriveFetch& f, Node& node) {
   const DeriveNode& n = *b.node;
   const int32_t type = b.desc.type;
-  DeriveValues out;
+  DeriveValues& out = node.out;
   const DeriveBound& lb = *b.args[0];
-  Last& last = last_[&b];
+  Last& last = node.last;
   // This fetch's values become the previous ones, whatever comes of them.
   struct Keep {
     Last& last;
-    DeriveValues& now;
-    double seconds;
-    std::optional<int64_t> ns;
+    const DeriveValues& now;
+    int64_t ns;
     ~Keep() {
-      last.values = std::move(now);
-      last.seconds = seconds;
+      last.values.assign(now.begin(), now.end());
       last.ns = ns;
       last.has = true;
     }
-  } keep{last, l, f.seconds, f.ns};
+  } keep{last, l, f.ns};
   if (!last.has) return out;
   const Last& previous = last;
-  out.reserve(l.size());
-  double dt = f.seconds - previous.seconds;
-  if (f.ns && previous.ns) {
-    const int64_t d = *f.ns - *previous.ns;
-    dt = static_cast<double>(d / 1000000000) + static_cast<double>(d % 1000000000) / 1e9;
-  }
+  InPlace w(out, l.size());
+  const int64_t d = f.ns - previous.ns;
+  const double dt = static_cast<double>(d / 1000000000) + static_cast<double>(d % 1000000000) / 1e9;
   for (size_t i = 0; i < l.size(); ++i) {
     const DeriveValue& now = l[i];
     const DeriveValue* then = WithInst(previous.values, now.inst, i);
     if (then == nullptr) continue;
     if (n.op == Op::kDelta) {
-      out.push_back({now.inst, CastToType(type, now.v - then->v)});
+      w.Add(now.inst, Cast(type, now.v - then->v));
       continue;
     }
     if (lb.desc.sem == kSemCounter && now.v < then->v) continue;
@@ -244,17 +347,17 @@ DeriveValues DeriveEvaluator::Across(const DeriveBound& b, DeriveValues l, const
       for (int s = lb.desc.units.scale_time; s < kTimeSec; ++s) scale /= 1000;
       r *= scale;
     }
-    out.push_back({now.inst, r});
+    w.Add(now.inst, r);
   }
   return out;
 }
 
 // -x, !x, instant(), scalar(), rescale(), x[instance], matchinst().
-DeriveValues DeriveEvaluator::OneOperand(const DeriveBound& b, const DeriveValues& l,
-                                         const DeriveFetch& f) {
+const DeriveValues& DeriveEvaluator::OneOperand(const DeriveBound& b, const DeriveValues& l,
+                                                const DeriveFetch& f, Node& node) {
   const DeriveNode& n = *b.node;
   const int32_t type = b.desc.type;
-  DeriveValues out;
+  DeriveValues& out = node.out;
   const uint32_t indom = b.args[0]->desc.indom;
   switch (n.op) {
     case Op::kInstant:
@@ -264,7 +367,7 @@ DeriveValues DeriveEvaluator::OneOperand(const DeriveBound& b, const DeriveValue
       if (!l.empty()) out.push_back({-1, l[0].v});
       return out;
     case Op::kNeg:
-      for (const DeriveValue& v : l) out.push_back({v.inst, CastToType(type, -v.v)});
+      for (const DeriveValue& v : l) out.push_back({v.inst, Cast(type, -v.v)});
       return out;
     case Op::kNot:
       for (const DeriveValue& v : l) out.push_back({v.inst, v.v == 0 ? 1.0L : 0.0L});
@@ -283,7 +386,7 @@ DeriveValues DeriveEvaluator::OneOperand(const DeriveBound& b, const DeriveValue
       k *= std::pow(space(from.scale_space) / space(to.scale_space), from.dim_space);
       k *= std::pow(time(from.scale_time) / time(to.scale_time), from.dim_time);
       k *= std::pow(std::pow(10.0L, from.scale_count - to.scale_count), from.dim_count);
-      for (const DeriveValue& v : l) out.push_back({v.inst, CastToType(type, v.v * k)});
+      for (const DeriveValue& v : l) out.push_back({v.inst, Cast(type, v.v * k)});
       return out;
     }
     case Op::kInstance:
@@ -291,7 +394,7 @@ DeriveValues DeriveEvaluator::OneOperand(const DeriveBound& b, const DeriveValue
       // Instances of a metric without any: none (libpcp's rule).
       if (indom == kIndomNull) return out;
       for (const DeriveValue& v : l) {
-        if (Keeps(b, indom, v.inst, f)) out.push_back(v);
+        if (Keeps(b, node.filter, indom, v.inst, f)) out.push_back(v);
       }
       return out;
     default:
@@ -299,9 +402,8 @@ DeriveValues DeriveEvaluator::OneOperand(const DeriveBound& b, const DeriveValue
   }
 }
 
-bool DeriveEvaluator::Keeps(const DeriveBound& b, uint32_t indom, int32_t inst,
+bool DeriveEvaluator::Keeps(const DeriveBound& b, Filter& filter, uint32_t indom, int32_t inst,
                             const DeriveFetch& f) {
-  Filter& filter = filters_[&b];
   if (auto it = filter.keep.find(inst); it != filter.keep.end()) return it->second;
   const DeriveNode& n = *b.node;
   const std::string name = f.instance(indom, inst);
@@ -324,16 +426,15 @@ bool DeriveEvaluator::Keeps(const DeriveBound& b, uint32_t indom, int32_t inst,
 }
 
 // Binary operators: operands paired by instance.
-DeriveValues DeriveEvaluator::TwoOperands(const DeriveBound& b, const DeriveValues& l,
-                                          const DeriveFetch& f) {
+const DeriveValues& DeriveEvaluator::TwoOperands(const DeriveBound& b, const DeriveValues& l,
+                                                 const DeriveFetch& f, DeriveValues& out) {
   const DeriveNode& n = *b.node;
   const int32_t type = b.desc.type;
-  DeriveValues out;
   const DeriveBound& lb = *b.args[0];
   const DeriveBound& rb = *b.args[1];
-  DeriveValues r = Eval(rb, f);
+  const DeriveValues& r = Eval(rb, f);
   if (l.empty() || r.empty()) return out;
-  out.reserve(std::max(l.size(), r.size()));
+  InPlace w(out, std::max(l.size(), r.size()));
   const bool relational = n.op == Op::kLt || n.op == Op::kLeq || n.op == Op::kEq ||
                           n.op == Op::kGeq || n.op == Op::kGt || n.op == Op::kNeq ||
                           n.op == Op::kAnd || n.op == Op::kOr;
@@ -344,8 +445,8 @@ DeriveValues DeriveEvaluator::TwoOperands(const DeriveBound& b, const DeriveValu
       if (lb.mul != 1 || lb.div != 1) x = x * lb.mul / lb.div;
       if (rb.mul != 1 || rb.div != 1) y = y * rb.mul / rb.div;
     }
-    x = CastToType(in_type, x);
-    y = CastToType(in_type, y);
+    x = Cast(in_type, x);
+    y = Cast(in_type, y);
     long double v = 0;
     switch (n.op) {
       case Op::kPlus: v = x + y; break;
@@ -362,7 +463,7 @@ DeriveValues DeriveEvaluator::TwoOperands(const DeriveBound& b, const DeriveValu
       case Op::kOr: v = x != 0 || y != 0; break;
       default: break;
     }
-    out.push_back({inst, CastToType(type, v)});
+    w.Add(inst, Cast(type, v));
   };
   const bool lset = lb.desc.indom != kIndomNull;
   const bool rset = rb.desc.indom != kIndomNull;

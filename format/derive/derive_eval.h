@@ -23,62 +23,86 @@
 
 #include <cstdint>
 #include <functional>
-#include <optional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
 #include "format/derive/derive_desc.h"
 
 namespace mmvlog::format {
 
+// Trivial, so that making room for values (derive_eval.cc's InPlace)
+// writes nothing into them.
 struct DeriveValue {
-  int32_t inst = -1;  // -1: singular
-  long double v = 0;
+  int32_t inst;  // -1: singular
+  long double v;
 };
-using DeriveValues = std::vector<DeriveValue>;  // empty: no values
+
+// An allocator that leaves the values it makes room for as they are (a
+// resize() of the vector value-initializes them otherwise: 10% of a
+// derived replay, for values about to be written).
+template <typename T>
+struct UninitializedAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = UninitializedAllocator<U>;
+  };
+  UninitializedAllocator() = default;
+  template <typename U>
+  UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
+using DeriveValues = std::vector<DeriveValue, UninitializedAllocator<DeriveValue>>;  // empty: no values
+
+// A metric's values as the integers they are: a U32's or U64's bits, a
+// 32's or 64's sign-extended.
+struct DeriveIntegers {
+  std::vector<uint64_t> bits;
+  bool is_signed = false;
+};
 
 struct DeriveFetch {
-  // The values of metric `name` at this fetch (raw, in instance order).
-  std::function<void(const std::string& name, DeriveValues* out)> metric;
-  // Optional: the same values without a copy, valid for this fetch
-  // (nullptr: the metric has none); aggregates read them in place.
-  std::function<const DeriveValues*(const std::string& name)> view;
+  // The values of metric `name` at this fetch (raw, in instance order),
+  // valid for this fetch; nullptr: the metric has none. Read in place.
+  std::function<const DeriveValues*(const std::string& name)> metric;
+  // Optional: the same values as integers, in the same order, where the
+  // metric is of an integer type (else nullptr). sum(), min(), max() and
+  // avg() then work in them, as libpcp does in the metric's own type,
+  // without converting each value to long double.
+  std::function<const DeriveIntegers*(const std::string& name)> integers;
   // The external name of instance `inst` of `indom` ("" when unknown).
   std::function<std::string(uint32_t indom, int32_t inst)> instance;
-  double seconds = 0;  // the fetch's time
-  // The same time in nanoseconds from any fixed origin, when known: rate()
-  // then takes the seconds between fetches as libpcp does (the exact
-  // difference, then sec + nsec / 1e9 in double).
-  std::optional<int64_t> ns;
+  // The fetch's time in nanoseconds from any fixed origin: rate() takes
+  // the seconds between fetches as libpcp does (the exact difference,
+  // then sec + nsec / 1e9 in double).
+  int64_t ns = 0;
 };
 
 class DeriveEvaluator {
  public:
   // Keeps a reference to `root`, which must outlive the evaluator.
-  explicit DeriveEvaluator(const DeriveBound& root) : root_(root) {}
+  explicit DeriveEvaluator(const DeriveBound& root);
 
-  DeriveValues Evaluate(const DeriveFetch& fetch);
+  // The derived metric's values at `fetch`, valid until the next call.
+  const DeriveValues& Evaluate(const DeriveFetch& fetch);
   // Forgets the previous fetch: no delta() or rate() across a <mark>.
-  void Reset() { last_.clear(); }
+  void Reset();
 
  private:
-  DeriveValues Eval(const DeriveBound& b, const DeriveFetch& f);
-  DeriveValues Aggregate(const DeriveBound& b, const DeriveFetch& f);
-  DeriveValues Ternary(const DeriveBound& b, const DeriveFetch& f);
-  DeriveValues Across(const DeriveBound& b, DeriveValues l, const DeriveFetch& f);
-  DeriveValues OneOperand(const DeriveBound& b, const DeriveValues& l, const DeriveFetch& f);
-  DeriveValues TwoOperands(const DeriveBound& b, const DeriveValues& l, const DeriveFetch& f);
-  // Whether x[instance] or matchinst() node `b` keeps instance `inst`:
-  // decided at its first sight and kept, as libpcp keeps a pattern's
-  // verdicts (its pattern hash), so no regexec or name lookup per fetch.
-  bool Keeps(const DeriveBound& b, uint32_t indom, int32_t inst, const DeriveFetch& f);
-
   struct Last {
     DeriveValues values;
-    double seconds = 0;
-    std::optional<int64_t> ns;
+    int64_t ns = 0;
     bool has = false;  // a fetch came before
   };
   struct RegexFree {
@@ -91,9 +115,34 @@ class DeriveEvaluator {
     std::unique_ptr<regex_t, RegexFree> re;  // matchinst()'s, compiled at first use
     absl::flat_hash_map<int32_t, bool> keep;
   };
+  // What one node of the tree keeps: its values at this fetch (a buffer
+  // reused from fetch to fetch, so a row allocates nothing), the previous
+  // fetch's operand values for delta() and rate(), a filter's verdicts.
+  struct Node {
+    DeriveValues out;
+    Last last;
+    Filter filter;
+  };
+
+  const DeriveValues& Eval(const DeriveBound& b, const DeriveFetch& f);
+  const DeriveValues& Aggregate(const DeriveBound& b, const DeriveFetch& f, DeriveValues& out);
+  const DeriveValues& Ternary(const DeriveBound& b, const DeriveFetch& f, DeriveValues& out);
+  const DeriveValues& Across(const DeriveBound& b, const DeriveValues& l, const DeriveFetch& f,
+                             Node& node);
+  const DeriveValues& OneOperand(const DeriveBound& b, const DeriveValues& l,
+                                 const DeriveFetch& f, Node& node);
+  const DeriveValues& TwoOperands(const DeriveBound& b, const DeriveValues& l,
+                                  const DeriveFetch& f, DeriveValues& out);
+  // Whether x[instance] or matchinst() node `b` keeps instance `inst`:
+  // decided at its first sight and kept, as libpcp keeps a pattern's
+  // verdicts (its pattern hash), so no regexec or name lookup per fetch.
+  bool Keeps(const DeriveBound& b, Filter& filter, uint32_t indom, int32_t inst,
+             const DeriveFetch& f);
+
   const DeriveBound& root_;
-  absl::flat_hash_map<const DeriveBound*, Last> last_;
-  absl::flat_hash_map<const DeriveBound*, Filter> filters_;
+  // Every node of the tree, made by the constructor (none added later, so
+  // references to them stay valid).
+  absl::node_hash_map<const DeriveBound*, Node> nodes_;
 };
 
 // `v` as a value of PM type `type` holds it (C's conversions: integers

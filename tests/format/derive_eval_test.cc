@@ -5,11 +5,16 @@
 // pmrep's on real archives: tests/pcp:derive_values_test.
 #include "format/derive/derive_eval.h"
 
+#include <cmath>
 #include <map>
+#include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "absl/strings/str_cat.h"
 
 #include "format/derive/derive_desc.h"
 #include "format/derive/derive_parser.h"
@@ -38,6 +43,7 @@ std::optional<DeriveDesc> Lookup(const std::string& name) {
   if (name == "t") return DeriveDesc{kTypeU64, kSemCounter, msec, kIndomNull};
   if (name == "k") return DeriveDesc{kTypeU32, kSemInstant, byte, kIndomNull};
   if (name == "n") return DeriveDesc{kTypeU32, kSemInstant, PmUnits{}, kIndomNull};
+  if (name == "s") return DeriveDesc{kType32, kSemInstant, count, kDisk};
   return std::nullopt;
 }
 
@@ -53,15 +59,39 @@ class Evaluated {
   std::map<int32_t, long double> At(double seconds,
                                     const std::map<std::string, DeriveValues>& metrics) {
     DeriveFetch f;
-    f.seconds = seconds;
-    f.metric = [&](const std::string& name, DeriveValues* out) {
+    f.ns = std::llround(seconds * 1e9);
+    f.metric = [&](const std::string& name) -> const DeriveValues* {
       auto it = metrics.find(name);
-      if (it != metrics.end()) *out = it->second;
+      return it != metrics.end() ? &it->second : nullptr;
     };
     f.instance = [](uint32_t, int32_t inst) { return "sd" + std::string(1, 'a' + inst) + " disk"; };
+    // As replay gives them (archiver/replay/derived_columns.cc): integer
+    // metrics' values as their bits too.
+    std::map<std::string, DeriveIntegers> ints;
+    if (integers_) {
+      for (const auto& [name, values] : metrics) {
+        const std::optional<DeriveDesc> d = Lookup(name);
+        if (!d.has_value() || d->type == kTypeFloat || d->type == kTypeDouble) continue;
+        DeriveIntegers& i = ints[name];
+        i.is_signed = d->type == kType32 || d->type == kType64;
+        for (const DeriveValue& v : values) {
+          i.bits.push_back(i.is_signed ? static_cast<uint64_t>(static_cast<int64_t>(v.v))
+                                       : static_cast<uint64_t>(v.v));
+        }
+      }
+      f.integers = [&](const std::string& name) -> const DeriveIntegers* {
+        auto it = ints.find(name);
+        return it != ints.end() ? &it->second : nullptr;
+      };
+    }
     std::map<int32_t, long double> out;
     for (const DeriveValue& v : eval_->Evaluate(f)) out[v.inst] = v.v;
     return out;
+  }
+  // Gives integer metrics' values as integers too (DeriveFetch::integers).
+  Evaluated& WithIntegers() {
+    integers_ = true;
+    return *this;
   }
   DeriveEvaluator& eval() { return *eval_; }
   const DeriveDesc& desc() const { return check_.bound->desc; }
@@ -70,6 +100,7 @@ class Evaluated {
   DeriveParse parse_;
   DeriveCheck check_;
   std::unique_ptr<DeriveEvaluator> eval_;
+  bool integers_ = false;
 };
 
 using M = std::map<int32_t, long double>;
@@ -130,6 +161,54 @@ TEST(DeriveEvalTest, FunctionsOverInstances) {
   EXPECT_EQ(Evaluated("matchinst(/sd[ac]/, i)").At(1, m), (M{{0, 4}, {2, 1}}));
   EXPECT_EQ(Evaluated("matchinst(!/sd[ac]/, i)").At(1, m), (M{{1, 10}}));
   EXPECT_EQ(Evaluated("scalar(i[sdc])").At(1, m), (M{{-1, 1}}));
+}
+
+TEST(DeriveEvalTest, AggregatesOverIntegersAsLibpcpComputesThem) {
+  // In the metric's type, as libpcp sums and compares (derive_fetch.c):
+  // a U64 sum wraps at 2^64 exactly (in long double, 2^64 + 7 would round
+  // to 2^64 + 8 first).
+  const long double two63 = 9223372036854775808.0L;
+  const std::map<std::string, DeriveValues> c = {{"c", {{0, two63}, {1, two63}, {2, 7}}}};
+  EXPECT_EQ(Evaluated("sum(c)").WithIntegers().At(1, c), (M{{-1, 7}}));
+  EXPECT_EQ(Evaluated("max(c)").WithIntegers().At(1, c), (M{{-1, two63}}));
+  EXPECT_EQ(Evaluated("min(c)").WithIntegers().At(1, c), (M{{-1, 7}}));
+  // U32 wraps at 2^32; a 32 compares signed.
+  const std::map<std::string, DeriveValues> i = {{"i", {{0, 4294967295.0L}, {1, 2}, {2, 1}}}};
+  EXPECT_EQ(Evaluated("sum(i)").WithIntegers().At(1, i), (M{{-1, 2}}));
+  EXPECT_EQ(Evaluated("sum(i)").At(1, i), (M{{-1, 2}}));
+  const std::map<std::string, DeriveValues> s = {{"s", {{0, -5}, {1, 3}, {2, -7}}}};
+  for (bool ints : {false, true}) {
+    auto at = [&](const std::string& expr) {
+      Evaluated e(expr);
+      if (ints) e.WithIntegers();
+      return e.At(1, s);
+    };
+    EXPECT_EQ(at("sum(s)"), (M{{-1, -9}})) << ints;
+    EXPECT_EQ(at("min(s)"), (M{{-1, -7}})) << ints;
+    EXPECT_EQ(at("max(s)"), (M{{-1, 3}})) << ints;
+    EXPECT_EQ(at("avg(s)"), (M{{-1, -3}})) << ints;
+    EXPECT_EQ(at("min(s)").size(), 1u) << ints;
+    Evaluated none("max(s)");
+    if (ints) none.WithIntegers();
+    EXPECT_EQ(none.At(1, {{"s", {}}}), M{}) << ints;  // over no value: none
+  }
+  // Where no sum leaves 64 bits, both ways agree on every aggregate.
+  std::mt19937_64 rng(31);
+  for (int round = 0; round < 200; ++round) {
+    std::map<std::string, DeriveValues> m;
+    const int n = 1 + static_cast<int>(rng() % 50);
+    for (int k = 0; k < n; ++k) {
+      m["c"].push_back({k, static_cast<long double>(rng() >> 8)});
+      m["i"].push_back({k, static_cast<long double>(static_cast<uint32_t>(rng()))});
+      m["s"].push_back({k, static_cast<long double>(static_cast<int32_t>(rng()))});
+    }
+    for (const char* metric : {"c", "i", "s"}) {
+      for (const char* op : {"sum", "min", "max", "avg"}) {
+        const std::string expr = absl::StrCat(op, "(", metric, ")");
+        EXPECT_EQ(Evaluated(expr).WithIntegers().At(1, m), Evaluated(expr).At(1, m)) << expr;
+      }
+    }
+  }
 }
 
 TEST(DeriveEvalTest, TernaryPerInstance) {
