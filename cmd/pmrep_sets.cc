@@ -1,5 +1,7 @@
 #include "cmd/pmrep_sets.h"
 
+#include "cmd/derived_files.h"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,6 +17,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "cmd/common.h"
+#include "cmd/derived_files.h"
 #include "format/text/pmrep_conf.h"
 
 namespace mmvlog::cmd {
@@ -140,15 +143,9 @@ absl::Status SetOption(const std::string& key, const std::string& raw, PmrepReso
   } else if (key == "derived") {
     const std::string list = v.find(';') != std::string::npos ? v : absl::StrReplaceAll(v, {{",", ";"}});
     for (absl::string_view piece : absl::StrSplit(list, ';', absl::SkipWhitespace())) {
-      absl::StatusOr<std::vector<format::DerivedDefinition>> defs;
-      if (piece[0] == '/' || piece[0] == '.') {
-        std::ifstream in{std::string(piece)};
-        if (!in) return absl::NotFoundError(absl::StrCat("derived: cannot read ", piece));
-        std::stringstream text;
-        text << in.rdbuf();
-        defs = format::ParseDerivedConfig(text.str(), std::string(piece));
-      } else {
-        defs = format::ParseDerivedList(piece);
+      absl::StatusOr<std::vector<format::DerivedDefinition>> defs = DerivedFromArgument(piece);
+      if (absl::IsNotFound(defs.status())) {
+        return absl::NotFoundError(absl::StrCat("derived: ", defs.status().message()));
       }
       if (!defs.ok()) return defs.status();
       r->derived.insert(r->derived.end(), defs->begin(), defs->end());

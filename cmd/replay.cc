@@ -11,10 +11,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -40,6 +38,7 @@
 #include "cmd/cli.h"
 #include "cmd/pmrep_sets.h"
 #include "cmd/common.h"
+#include "cmd/derived_files.h"
 #include "cmd/subcommand.h"
 #include "format/archive/archive_format.h"
 #include "format/derive/derive_config.h"
@@ -275,24 +274,19 @@ int RunReplay(const ReplayFlags& f, const Invocation& inv) {
   return rc == kExitOk && damaged ? kExitFailure : rc;
 }
 
-// -e's definitions: "name=expr;..." or a file of them (a path starting with
-// / or ., as pmrep tells them apart). NotFound for a file that cannot be
+// -e's definitions, in the order given. NotFound for a file that cannot be
 // read, InvalidArgument for text that is not definitions.
 absl::StatusOr<std::vector<format::DerivedDefinition>> DerivedDefinitions(
     const std::vector<std::string>& args) {
   std::vector<format::DerivedDefinition> out;
   for (const std::string& e : args) {
-    absl::StatusOr<std::vector<format::DerivedDefinition>> defs;
-    if (!e.empty() && (e[0] == '/' || e[0] == '.')) {
-      std::ifstream in(e);
-      if (!in) return absl::NotFoundError(absl::StrCat("-e ", e, ": cannot read the file"));
-      std::stringstream text;
-      text << in.rdbuf();
-      defs = format::ParseDerivedConfig(text.str(), e);
-    } else {
-      defs = format::ParseDerivedList(e);
+    absl::StatusOr<std::vector<format::DerivedDefinition>> defs = DerivedFromArgument(e);
+    if (!defs.ok()) {
+      if (absl::IsNotFound(defs.status())) {
+        return absl::NotFoundError(absl::StrCat("-e ", defs.status().message()));
+      }
+      return defs.status();
     }
-    if (!defs.ok()) return defs.status();
     out.insert(out.end(), defs->begin(), defs->end());
   }
   return out;
@@ -320,49 +314,6 @@ PmrepCommandLine PmrepLine(const ReplayFlags& f, const std::vector<std::string>&
   cl.raw = f.raw;
   cl.instances = f.instances;
   return cl;
-}
-
-// PCP's global derived metrics, as libpcp loads them for every context:
-// $PCP_DERIVED_CONFIG's files and directories (':' between them; "" none),
-// else $PCP_SYSCONF_DIR/derived (6.0.3's place) and
-// $PCP_VAR_DIR/config/derived (7.2's). A file that cannot be read or
-// parsed is passed over, as libpcp passes over it.
-std::vector<format::DerivedDefinition> GlobalDerivedDefinitions() {
-  std::vector<std::string> paths;
-  if (const char* env = std::getenv("PCP_DERIVED_CONFIG"); env != nullptr) {
-    for (absl::string_view p : absl::StrSplit(env, ':', absl::SkipEmpty())) paths.emplace_back(p);
-  } else {
-    paths = {PcpConfValue("PCP_SYSCONF_DIR", "/etc/pcp") + "/derived",
-             PcpConfValue("PCP_VAR_DIR", "/var/lib/pcp") + "/config/derived"};
-  }
-  std::vector<std::string> files;
-  for (const std::string& p : paths) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(p, ec)) {
-      std::vector<std::string> in;
-      for (const auto& e : std::filesystem::directory_iterator(p, ec)) {
-        if (e.is_regular_file(ec)) in.push_back(e.path().string());
-      }
-      std::sort(in.begin(), in.end());
-      files.insert(files.end(), in.begin(), in.end());
-    } else if (std::filesystem::is_regular_file(p, ec)) {
-      files.push_back(p);
-    }
-  }
-  std::vector<format::DerivedDefinition> out;
-  for (const std::string& file : files) {
-    std::ifstream in(file);
-    std::stringstream text;
-    text << in.rdbuf();
-    absl::StatusOr<std::vector<format::DerivedDefinition>> defs =
-        format::ParseDerivedConfig(text.str(), file);
-    if (!in || !defs.ok()) continue;
-    for (format::DerivedDefinition& d : *defs) {
-      d.optional = true;
-      out.push_back(std::move(d));
-    }
-  }
-  return out;
 }
 
 int Fail(absl::string_view what) {
