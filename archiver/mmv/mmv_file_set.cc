@@ -110,6 +110,7 @@ void MmvFileSet::Problem(File& f, const std::string& name, const std::string& wh
 void MmvFileSet::Drop(File& f, const std::string& problem) {
   Problem(f, f.name(), problem);
   f.mapped_.reset();
+  ++mappings_changed_;
   steady_ = false;
 }
 
@@ -121,7 +122,10 @@ void MmvFileSet::Arrange(const std::map<std::string, std::string>& listed, bool*
       if (it->second.mapped_ || !it->second.last_error_.empty()) {
         log_(LogLevel::kInfo, absl::StrCat(it->first, ": file is gone"));
       }
-      if (it->second.mapped_) *need_mark = true;
+      if (it->second.mapped_) {
+        *need_mark = true;
+        ++mappings_changed_;
+      }
       it = files_.erase(it);
     } else {
       ++it;
@@ -212,6 +216,7 @@ const MmvFileSet::Live& MmvFileSet::Scan(bool retake, bool mapped_values, bool* 
     if (!ok) {
       if (f.mapped_) *need_mark = true;
       f.mapped_.reset();
+      ++mappings_changed_;
       all_in_place = false;
       continue;
     }
@@ -254,6 +259,7 @@ absl::Status MmvFileSet::MapChanged(const Live& live, MmvMapper& mapper, bool co
     if (!mapped.ok()) {
       Problem(*f, file_name, std::string(mapped.status().message()));
       f->mapped_.reset();
+      ++mappings_changed_;
       continue;
     }
     for (const std::string& w : mapped->warnings) {
@@ -263,6 +269,7 @@ absl::Status MmvFileSet::MapChanged(const Live& live, MmvMapper& mapper, bool co
     f->generation_ = generation;
     f->projected_.clear();
     ++mapping_serial_;
+    ++mappings_changed_;
   }
   return absl::OkStatus();
 }
@@ -271,6 +278,7 @@ void MmvFileSet::ForgetMappings() {
   steady_ = false;
   for (auto& [name, f] : files_) {
     f.mapped_.reset();  // mapped again (and described again) by the next tick
+    ++mappings_changed_;
     f.recorded_ = false;
   }
 }
@@ -362,10 +370,17 @@ size_t MmvFileSet::metrics() const {
 }
 
 bool MmvFileSet::SharesCluster(uint32_t cluster) const {
-  for (const auto& [name, f] : files_) {
-    if (f.mapped_ && f.mapped_->shares_cluster && f.mapped_->cluster == cluster) return true;
+  // Asked of every file described: the set is made once per change of the
+  // mappings, not a walk of every file per question (at 1,000 files, 11% of
+  // a start-up).
+  if (shared_clusters_of_ != mappings_changed_) {
+    shared_clusters_.clear();
+    for (const auto& [name, f] : files_) {
+      if (f.mapped_ && f.mapped_->shares_cluster) shared_clusters_.insert(f.mapped_->cluster);
+    }
+    shared_clusters_of_ = mappings_changed_;
   }
-  return false;
+  return shared_clusters_.contains(cluster);
 }
 
 format::InDom MmvFileSet::SharedInDom(uint32_t id) const {

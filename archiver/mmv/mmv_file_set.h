@@ -32,6 +32,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "archiver/mmv/dir_listing.h"
 #include "archiver/mmv/dir_watch.h"
@@ -189,6 +190,11 @@ class MmvFileSet {
   std::set<std::string> skipped_logged_;  // entries of the directory not recorded
   bool empty_ = false;
   uint64_t mapping_serial_ = 0;
+  uint64_t mappings_changed_ = 0;  // counts every change of a file's mapped_
+  // The clusters of mapped files that share theirs, as of mappings_changed_
+  // == shared_clusters_of_ (SharesCluster's answer, kept).
+  mutable absl::flat_hash_set<uint32_t> shared_clusters_;
+  mutable uint64_t shared_clusters_of_ = UINT64_MAX;
 };
 
 }  // namespace mmvlog::archiver
