@@ -41,6 +41,7 @@ struct PmrepCommandLine {
   std::optional<int> width, width_force;  // -w, -W
   std::optional<std::string> repeat_header;  // -E: N or auto
   std::optional<std::string> colxrow;        // -X
+  bool no_interpolation = false;             // -u
 };
 
 struct PmrepResolved {

@@ -119,6 +119,9 @@ void AddPmrepOptions(CLI::App* app, ReplayFlags* f) {
       ->type_name("N")
       ->check(CLI::NonNegativeNumber)
       ->group(kSets);
+  app->add_flag("-u,--no-interpolation", f->pmrep.no_interpolation,
+                "a set's rows at the archive's records, as pmrep -u (not on a grid)")
+      ->group(kSets);
   app->add_option("-X,--colxrow", f->pmrep.colxrow,
                   "pmrep's table with columns and rows swapped, STR heading the instances")
       ->type_name("STR")
@@ -383,7 +386,7 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
     derived->insert(derived->begin(), pmrep->derived.begin(), pmrep->derived.end());
     metrics.clear();
     for (const format::PmrepMetric& m : pmrep->options.metrics) metrics.push_back(m.name);
-    if (!plan.interval) {
+    if (!plan.interval && !f.pmrep.no_interpolation) {
       const std::string t = pmrep->interval.empty() ? "1" : pmrep->interval;
       absl::StatusOr<absl::Duration> d = format::ParsePcpInterval(t);
       if (!d.ok()) return UsageError("replay", absl::StrCat("interval: ", d.status().message()));

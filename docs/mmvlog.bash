@@ -27,7 +27,7 @@ _mmvlog_options() {
 -R --raw-prefer -5 --ignore-unknown -q --count-scale -b --space-scale -y --time-scale \
 -Q --count-scale-force -B --space-scale-force -Y --time-scale-force -p --timestamps \
 -U --no-unit-info --no-inst-info -w --width -W --width-force -X --colxrow -E --repeat-header \
--h --help" ;;
+-u --no-interpolation -h --help" ;;
     check) echo "--repair -h --help" ;;
     inspect) echo "--json -h --help" ;;
     push) echo "-h --host -p --port -s --unix --tls --user --credentials --ca-file --cert-file \

@@ -287,7 +287,7 @@ const std::vector<PmrepCell>& PmrepCells::Take(const ColumnSet& set, const Row& 
   const double seconds = have_prev_ ? PmrepSeconds(prev_.time, row.time) : 0;
   for (size_t i = 0; i < columns_.size(); ++i) {
     const PmrepColumn& c = columns_[i];
-    if (c.discrete && row.grid && !any_[set.columns()[c.column].metric]) continue;  // kept
+    if (c.discrete && !any_[set.columns()[c.column].metric]) continue;  // kept
     PmrepCell& cell = cells_[i];
     cell.kind = PmrepCell::kNone;
     if (c.string) {

@@ -187,6 +187,15 @@ class PmrepSetsTest(unittest.TestCase):
         # observation sorted by number) and no value for an exited process.
         self.corpus(os.path.join(PCPQA, "20201109-b"), 10)
 
+    def test_debian_sets_at_the_records(self):
+        # -u: a row at each record holding a metric the set fetches (its
+        # formulas' operands too), rates between records, a discrete
+        # metric's values kept on rows without it (pidstat-v's, collectl's
+        # device names).
+        self.corpus(self.linux, 30, output=("-u", "-o", "csv"))
+        self.corpus(os.path.join(PCPQA, "20201109-b"), 10, output=("-u", "-s", "60"))
+        self.corpus(os.path.join(PCPQA, "20190628.06.31"), 10, output=("-u",))
+
     def test_application_sets(self):
         for archive in ("ml3", "pl3"):
             for s in ("app", "app-raw", "app-limit", "app-filter", "app-rates"):

@@ -36,6 +36,9 @@ class PmrepCsvOutput : public Output {
 
   void Begin(const ReplayHeader& header) override;
   bool TakeRow(const Row& row) override;
+  // At the records (pmrep -u), a record holding only what the formulas
+  // read still gives pmrep a row (its fetch returned something).
+  bool WantsEmptyRows() const override { return true; }
   absl::Status End(const ReplayEnd& end) override;
   void Flush() override { text_.Flush(); }
 
