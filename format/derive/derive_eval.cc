@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <memory>
 #include <utility>
 
@@ -111,6 +112,28 @@ inline long double Cast(int32_t type, long double v) {
   return CastToType(type, v);
 }
 
+// Calls `fn` with binary operator `op` as a function of two T (comparisons
+// and && || give 1 or 0; x / y is 0 when x is 0, libpcp's rule): one loop
+// per operator, with no switch inside it.
+template <typename T, typename Fn>
+void WithOperator(DeriveOp op, Fn&& fn) {
+  switch (op) {
+    case Op::kPlus: return fn([](T x, T y) -> T { return x + y; });
+    case Op::kMinus: return fn([](T x, T y) -> T { return x - y; });
+    case Op::kStar: return fn([](T x, T y) -> T { return x * y; });
+    case Op::kSlash: return fn([](T x, T y) -> T { return x == 0 ? 0 : x / y; });
+    case Op::kLt: return fn([](T x, T y) -> T { return x < y; });
+    case Op::kLeq: return fn([](T x, T y) -> T { return x <= y; });
+    case Op::kEq: return fn([](T x, T y) -> T { return x == y; });
+    case Op::kGeq: return fn([](T x, T y) -> T { return x >= y; });
+    case Op::kGt: return fn([](T x, T y) -> T { return x > y; });
+    case Op::kNeq: return fn([](T x, T y) -> T { return x != y; });
+    case Op::kAnd: return fn([](T x, T y) -> T { return x != 0 && y != 0; });
+    case Op::kOr: return fn([](T x, T y) -> T { return x != 0 || y != 0; });
+    default: return fn([](T, T) -> T { return 0; });
+  }
+}
+
 // Whether `name` is the instance `wanted` names: the whole name, or its
 // first word (pmLookupInDom's rule).
 bool Named(const std::string& name, const std::string& wanted) {
@@ -121,32 +144,35 @@ bool Named(const std::string& name, const std::string& wanted) {
 
 }  // namespace
 
+namespace {
+
+// Whether `v`, with |v| < 2^64, is an integer: rounding it to one by
+// adding and taking away 2^63 (whose unit in the last place, in long
+// double's 64 bits, is 1) leaves it as it was. No conversion to an integer
+// type, which costs a change of the x87 control word each way.
+bool Integral(long double v) {
+  static_assert(std::numeric_limits<long double>::digits == 64);
+  constexpr long double k2to63 = 9223372036854775808.0L;
+  if (v >= k2to63 || v <= -k2to63) return true;  // a unit in the last place of 1 or more
+  const long double r = v >= 0 ? (v + k2to63) - k2to63 : (v - k2to63) + k2to63;
+  return r == v;
+}
+
+}  // namespace
+
 long double CastToType(int32_t type, long double v) {
   // The common case first: a double (every ratio, rate and average).
   if (type == kTypeDouble) return static_cast<double>(v);
   // Most values already are what their type holds: no wrapping to do.
+  bool fits = false;
   switch (type) {
-    case kTypeU64:
-      if (v >= 0 && v < 18446744073709551616.0L &&
-          static_cast<long double>(static_cast<uint64_t>(v)) == v) {
-        return v;
-      }
-      break;
-    case kType64:
-    case kTypeU32:
-    case kType32:
-      if (v >= -9223372036854775808.0L && v < 9223372036854775808.0L) {
-        const int64_t i = static_cast<int64_t>(v);
-        if (static_cast<long double>(i) == v) {
-          if (type == kType64) return v;
-          if (type == kTypeU32) return static_cast<uint32_t>(i);
-          return static_cast<int32_t>(static_cast<uint32_t>(i));
-        }
-      }
-      break;
-    default:
-      break;
+    case kTypeU64: fits = v >= 0 && v < 18446744073709551616.0L; break;
+    case kType64: fits = v >= -9223372036854775808.0L && v < 9223372036854775808.0L; break;
+    case kTypeU32: fits = v >= 0 && v < 4294967296.0L; break;
+    case kType32: fits = v >= -2147483648.0L && v < 2147483648.0L; break;
+    default: break;
   }
+  if (fits && Integral(v)) return v;
   switch (type) {
     case kType32: return Wrap(v, 32, true);
     case kTypeU32: return Wrap(v, 32, false);
@@ -439,44 +465,41 @@ const DeriveValues& DeriveEvaluator::TwoOperands(const DeriveBound& b, const Der
                           n.op == Op::kGeq || n.op == Op::kGt || n.op == Op::kNeq ||
                           n.op == Op::kAnd || n.op == Op::kOr;
   const int32_t in_type = relational ? DerivePromote(lb.desc.type, rb.desc.type) : type;
-  auto combine = [&](const DeriveValue& a, const DeriveValue& c, int32_t inst) {
-    long double x = a.v, y = c.v;
-    if (in_type == kTypeDouble) {
-      if (lb.mul != 1 || lb.div != 1) x = x * lb.mul / lb.div;
-      if (rb.mul != 1 || rb.div != 1) y = y * rb.mul / rb.div;
-    }
-    x = Cast(in_type, x);
-    y = Cast(in_type, y);
-    long double v = 0;
-    switch (n.op) {
-      case Op::kPlus: v = x + y; break;
-      case Op::kMinus: v = x - y; break;
-      case Op::kStar: v = x * y; break;
-      case Op::kSlash: v = x == 0 ? 0 : x / y; break;
-      case Op::kLt: v = x < y; break;
-      case Op::kLeq: v = x <= y; break;
-      case Op::kEq: v = x == y; break;
-      case Op::kGeq: v = x >= y; break;
-      case Op::kGt: v = x > y; break;
-      case Op::kNeq: v = x != y; break;
-      case Op::kAnd: v = x != 0 && y != 0; break;
-      case Op::kOr: v = x != 0 || y != 0; break;
-      default: break;
-    }
-    w.Add(inst, Cast(type, v));
-  };
   const bool lset = lb.desc.indom != kIndomNull;
   const bool rset = rb.desc.indom != kIndomNull;
-  if (lset) {
-    for (size_t i = 0; i < l.size(); ++i) {
-      const DeriveValue& a = l[i];
-      const DeriveValue* c = rset ? WithInst(r, a.inst, i) : &r[0];
-      if (c != nullptr) combine(a, *c, a.inst);
+  // Each pair of operand values to `fn`: by instance where both have
+  // instances, a singular one with each of the other's.
+  auto pairs = [&](auto&& fn) {
+    if (lset) {
+      for (size_t i = 0; i < l.size(); ++i) {
+        const DeriveValue& a = l[i];
+        const DeriveValue* c = rset ? WithInst(r, a.inst, i) : &r[0];
+        if (c != nullptr) fn(a, *c, a.inst);
+      }
+    } else if (rset) {
+      for (const DeriveValue& c : r) fn(l[0], c, c.inst);
+    } else {
+      fn(l[0], r[0], -1);
     }
-  } else if (rset) {
-    for (const DeriveValue& c : r) combine(l[0], c, c.inst);
+  };
+  if (in_type == kTypeDouble) {
+    // As libpcp's bin_op computes in double: each operand converted, then
+    // scaled as (x / div) * mul, the operator in double (no long double
+    // between, which could round twice).
+    const double lmul = lb.mul, ldiv = lb.div, rmul = rb.mul, rdiv = rb.div;
+    WithOperator<double>(n.op, [&](auto apply) {
+      pairs([&](const DeriveValue& a, const DeriveValue& c, int32_t inst) {
+        const double x = (static_cast<double>(a.v) / ldiv) * lmul;
+        const double y = (static_cast<double>(c.v) / rdiv) * rmul;
+        w.Add(inst, Cast(type, apply(x, y)));
+      });
+    });
   } else {
-    combine(l[0], r[0], -1);
+    WithOperator<long double>(n.op, [&](auto apply) {
+      pairs([&](const DeriveValue& a, const DeriveValue& c, int32_t inst) {
+        w.Add(inst, Cast(type, apply(Cast(in_type, a.v), Cast(in_type, c.v))));
+      });
+    });
   }
   return out;
 }

@@ -127,6 +127,32 @@ TEST(DeriveEvalTest, TypesAsLibpcpComputes) {
   EXPECT_EQ(neg.At(1, {{"n", {{-1, 5}}}}), (M{{-1, -5}}));
 }
 
+TEST(DeriveEvalTest, CastToTypeAsC) {
+  // Integers of the type stay; anything else truncates and wraps as C's
+  // conversions do (and for the values at the edges of each range).
+  const long double two63 = 9223372036854775808.0L;
+  const long double two64 = 18446744073709551616.0L;
+  EXPECT_EQ(CastToType(kTypeU64, two64 - 1), two64 - 1);
+  EXPECT_EQ(CastToType(kTypeU64, two63), two63);
+  EXPECT_EQ(CastToType(kTypeU64, 2.75L), 2);
+  EXPECT_EQ(CastToType(kTypeU64, -1), two64 - 1);
+  EXPECT_EQ(CastToType(kTypeU64, two64 + 4096), 4096);
+  EXPECT_EQ(CastToType(kType64, -two63), -two63);
+  EXPECT_EQ(CastToType(kType64, two63), -two63);
+  EXPECT_EQ(CastToType(kType64, -2.75L), -2);
+  EXPECT_EQ(CastToType(kType64, -two63 + 0.5L), -two63 + 1);
+  EXPECT_EQ(CastToType(kTypeU32, 4294967295.0L), 4294967295.0L);
+  EXPECT_EQ(CastToType(kTypeU32, 4294967296.0L + 3), 3);
+  EXPECT_EQ(CastToType(kTypeU32, 7.5L), 7);
+  EXPECT_EQ(CastToType(kTypeU32, -1), 4294967295.0L);
+  EXPECT_EQ(CastToType(kType32, 2147483648.0L), -2147483648.0L);
+  EXPECT_EQ(CastToType(kType32, -2147483648.0L), -2147483648.0L);
+  EXPECT_EQ(CastToType(kType32, -7.5L), -7);
+  EXPECT_EQ(CastToType(kType32, 0.25L), 0);
+  EXPECT_EQ(CastToType(kTypeDouble, 0.1L), 0.1);
+  EXPECT_EQ(CastToType(kTypeFloat, 0.1L), 0.1f);
+}
+
 TEST(DeriveEvalTest, ScalesAreConverted) {
   // Kbyte + byte: the byte operand divided by 1024, the sum in Kbyte.
   Evaluated e("i + k");

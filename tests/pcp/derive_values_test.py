@@ -134,6 +134,8 @@ class DeriveValuesTest(unittest.TestCase):
                 continue
             if a is None or b is None or abs(a - b) > 1e-9 * max(1.0, abs(a), abs(b)):
                 differ.append((str(key[0]), key[1], expr, key[2], a, b))
+            elif a != b:
+                self.inexact.append((str(key[0]), expr, key[2], a, b))
         return cells, differ
 
     def corpus(self, base, key, seed):
@@ -157,14 +159,20 @@ class DeriveValuesTest(unittest.TestCase):
     def check(self, name, key, seed, grid):
         base = pcp7.runfile("tests/testdata/" + name)
         self.unknowable = 0
+        self.inexact = []
         exprs = self.corpus(base, key, seed)
         cells, differ = self.compare(base, exprs, grid)
-        print("%s %s: %d expressions, %d values, %d differ (%d of min/max over nothing)" % (
-            name, grid + " s grid" if grid else "records", len(exprs), cells, len(differ),
-            self.unknowable), file=sys.stderr)
+        print("%s %s: %d expressions, %d values, %d differ (%d of min/max over nothing), "
+              "%d within 1e-9 but not to the last bit %s" % (
+                  name, grid + " s grid" if grid else "records", len(exprs), cells, len(differ),
+                  self.unknowable, len(self.inexact), self.inexact[:3]), file=sys.stderr)
         self.assertGreater(cells, 200)
         self.assertEqual(differ[:10], [], "%d of %d values differ (time, metric, expression, "
                          "instance, ours, libpcp's)" % (len(differ), cells))
+        # And to the last bit: libpcp's arithmetic (its types, its order of
+        # operations in double), not merely close to it.
+        self.assertEqual(self.inexact[:10], [], "%d of %d values differ in the last bits "
+                         "(time, expression, instance, ours, libpcp's)" % (len(self.inexact), cells))
 
     def test_derived_counters_as_pmrep_rates_them(self):
         # A derived counter is shown as a rate (pmrep's conversion, not
