@@ -164,6 +164,14 @@ void DerivedColumns::Bind(const ColumnSet& operands) {
   prev_time_.assign(shown_.size(), 0);
 }
 
+std::vector<uint8_t> DerivedColumns::ShownOperands(size_t operand_columns) const {
+  std::vector<uint8_t> shown(operand_columns, 0);
+  for (size_t from : raw_source_) {
+    if (from < shown.size()) shown[from] = 1;
+  }
+  return shown;
+}
+
 // One piece: a row in, a row out, in the order its cells are filled (raw
 // copies, the mark, each derived metric's values and rates).
 const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, bool raw) {

@@ -53,6 +53,9 @@ class DerivedColumns {
   // of `operands` is kept).
   void Bind(const ColumnSet& operands);
   const ColumnSet& shown() const { return shown_; }
+  // Per column of the operands given to Bind: whether it is shown as it is
+  // (a raw metric the user chose); the others are only read.
+  std::vector<uint8_t> ShownOperands(size_t operand_columns) const;
 
   // The shown row of a row of `operands` (those given to Bind), valid
   // until the next call.

@@ -7,7 +7,7 @@
 
 namespace mmvlog::archiver {
 
-RecordRows::RecordRows(const ColumnSet& columns, bool raw)
+RecordRows::RecordRows(const ColumnSet& columns, bool raw, const std::vector<uint8_t>* shown)
     : columns_(columns),
       rate_(columns.size()),
       multiplier_(columns.size(), 1),
@@ -15,7 +15,8 @@ RecordRows::RecordRows(const ColumnSet& columns, bool raw)
       prev_bits_(columns.size()),
       prev_ns_(columns.size()) {
   for (size_t c = 0; c < columns.size(); ++c) {
-    rate_[c] = !raw && columns.desc(c).sem == format::kSemCounter;
+    rate_[c] = !raw && columns.desc(c).sem == format::kSemCounter &&
+               (shown == nullptr || (c < shown->size() && (*shown)[c] != 0));
     multiplier_[c] = RateMultiplier(columns.desc(c));
   }
 }

@@ -20,8 +20,11 @@ namespace mmvlog::archiver {
 
 class RecordRows {
  public:
-  // Keeps a reference to `columns`.
-  RecordRows(const ColumnSet& columns, bool raw);
+  // Keeps a reference to `columns`. Counters are shown as rates unless
+  // `raw`; where `shown` is given, only the columns it marks (nonzero) are
+  // shown, and the others get no rate worked out (their kinds and bits are
+  // still given: a derived metric's operands).
+  RecordRows(const ColumnSet& columns, bool raw, const std::vector<uint8_t>* shown = nullptr);
 
   // The row of `s`, or nullptr when it is none (no chosen value, no mark).
   // Valid until the next call.

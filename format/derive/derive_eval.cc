@@ -61,7 +61,7 @@ class InPlace {
 // compared in it, averages summed in float.
 const DeriveValues& IntegerAggregate(DeriveOp op, int32_t type, const DeriveIntegers& in,
                                      DeriveValues& out) {
-  const std::vector<uint64_t>& v = in.bits;
+  const auto& v = in.bits;
   if (op == Op::kAvg) {
     const float n = static_cast<float>(v.size());
     float f = 0;
@@ -252,8 +252,12 @@ const DeriveValues& DeriveEvaluator::Aggregate(const DeriveBound& b, const Deriv
                                                DeriveValues& out) {
   const DeriveNode& n = *b.node;
   const int32_t type = b.desc.type;
-  if (n.op != Op::kCount && f.integers) {
+  if (f.integers) {
     if (const DeriveIntegers* ints = f.integers(n.text)) {
+      if (n.op == Op::kCount) {
+        out.push_back({-1, static_cast<long double>(ints->bits.size())});
+        return out;
+      }
       return IntegerAggregate(n.op, type, *ints, out);
     }
   }

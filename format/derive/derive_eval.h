@@ -68,7 +68,7 @@ using DeriveValues = std::vector<DeriveValue, UninitializedAllocator<DeriveValue
 // A metric's values as the integers they are: a U32's or U64's bits, a
 // 32's or 64's sign-extended.
 struct DeriveIntegers {
-  std::vector<uint64_t> bits;
+  std::vector<uint64_t, UninitializedAllocator<uint64_t>> bits;
   bool is_signed = false;
 };
 
@@ -79,7 +79,7 @@ struct DeriveFetch {
   // Optional: the same values as integers, in the same order, where the
   // metric is of an integer type (else nullptr). sum(), min(), max() and
   // avg() then work in them, as libpcp does in the metric's own type,
-  // without converting each value to long double.
+  // without converting each value to long double; count() counts them.
   std::function<const DeriveIntegers*(const std::string& name)> integers;
   // The external name of instance `inst` of `indom` ("" when unknown).
   std::function<std::string(uint32_t indom, int32_t inst)> instance;

@@ -36,7 +36,11 @@ void CsvOutput::AppendCells(const ColumnSet& columns, const Row& row, bool raw, 
   const size_t width = columns.size();
   for (size_t c = 0; c < width; ++c) {
     if (out->size() - end < 1 + kMaxNumberText) {
-      out->resize(std::max(2 * out->size(), end + (width - c) * 8 + 64));
+      // Room for the rest of the row as resize() makes it: zeroed, so only
+      // what the row needs (the string's capacity grows geometrically by
+      // itself); twice the buffer, as before, zeroed the whole buffer
+      // again at each narrow row (9% of a replay of 20 columns).
+      out->resize(end + (width - c) * 8 + 64 + kMaxNumberText);
     }
     char* p = out->data() + end;
     *p++ = ',';
