@@ -315,6 +315,7 @@ std::shared_ptr<const MappedFile> MmvFileSet::Projected(File& f, const GroupSele
     }
     if (!cut.values.empty()) p.metrics.push_back(std::move(cut));
   }
+  NoteValueRange(&p);
   version = plan_version;
   cached = std::make_shared<const MappedFile>(std::move(p));
   return cached;

@@ -187,7 +187,20 @@ absl::StatusOr<MappedFile> MmvMapper::Map(const std::string& name,
                            return false;
                        }
                      });
+  NoteValueRange(&out);
   return out;
+}
+
+void NoteValueRange(MappedFile* f) {
+  size_t from = SIZE_MAX, to = 0;
+  for (const MappedMetric& m : f->metrics) {
+    for (uint32_t o : m.offsets) {
+      from = std::min<size_t>(from, o);
+      to = std::max<size_t>(to, size_t{o} + sizeof(format::MmvDiskValue));
+    }
+  }
+  f->values_from = from < to ? from : 0;
+  f->values_to = from < to ? to : 0;
 }
 
 absl::Status MmvMapper::MapMetrics(const std::string& name, const std::string& prefix,

@@ -86,7 +86,15 @@ struct MappedFile {
   std::vector<format::LabelRecord> labels;  // cluster/item/indom/instances
   // Metrics or labels left out, one line each (the file still records).
   std::vector<std::string> warnings;
+  // Where the values' bytes lie in the file: the least offset and past the
+  // last value entry (NoteValueRange), for a reader to prefetch a file
+  // ahead of reading it; equal when unknown.
+  size_t values_from = 0;
+  size_t values_to = 0;
 };
+
+// Sets f->values_from and values_to from its metrics' offsets.
+void NoteValueRange(MappedFile* f);
 
 class MmvMapper {
  public:

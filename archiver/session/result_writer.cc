@@ -125,14 +125,10 @@ ResultWriter::Stored ResultWriter::StoreTemplate(Output& out, std::span<const Fi
     // the values of the file after next (from its first to its last),
     // and the next file's offsets (one small array a metric).
     if (i + 2 < parts.size() && parts[i + 2].source != nullptr) {
-      const FilePart& ahead = parts[i + 2];
-      size_t from = SIZE_MAX, to = 0;
-      for (const MappedMetric& m : ahead.file->metrics) {
-        if (m.offsets.empty()) continue;
-        from = std::min<size_t>(from, m.offsets.front());
-        to = std::max<size_t>(to, size_t{m.offsets.back()} + 32);
+      const MappedFile& ahead = *parts[i + 2].file;
+      if (ahead.values_from < ahead.values_to) {
+        parts[i + 2].source->Prefetch(ahead.values_from, ahead.values_to);
       }
-      if (from < to) ahead.source->Prefetch(from, to);
     }
     if (i + 1 < parts.size()) {
       for (const MappedMetric& m : parts[i + 1].file->metrics) __builtin_prefetch(m.offsets.data());
