@@ -169,6 +169,11 @@ absl::Status AddMetric(const PmrepOptions& o, const format::PmrepMetric& spec,
       base.type = d.type;
     }
     if (!raw && d.sem == format::kSemCounter) base.type = format::kTypeDouble;
+    // No units text at all (a dimensionless metric shown raw): pmrep hands
+    // the fetchgroup no scale (pmapi's `scale if scale else None`), and
+    // the fetchgroup then rate-converts a counter whatever pmrep asked, into
+    // the metric's own type (a comparison's 0/1, a constant counter).
+    if (label.empty() && d.sem == format::kSemCounter) base.rate = true;
   } else {
     base.type = format::kTypeString;
     base.string = true;

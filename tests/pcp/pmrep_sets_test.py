@@ -196,6 +196,21 @@ class PmrepSetsTest(unittest.TestCase):
         self.corpus(os.path.join(PCPQA, "20201109-b"), 10, output=("-u", "-s", "60"))
         self.corpus(os.path.join(PCPQA, "20190628.06.31"), 10, output=("-u",))
 
+    def test_dimensionless_counters_rated_even_raw(self):
+        # A counter without units shown raw: pmrep passes the fetchgroup no
+        # scale, and the fetchgroup rate-converts it anyway, into its own
+        # type (a comparison's 0 or 1, a constant counter's 0).
+        empty = os.path.join(self.root, "empty.conf")
+        open(empty, "w").close()
+        archive = os.path.join(LIVE, "ml3")
+        for expr in ["(mmv.app.errors * 766) < mmv.app.bytes",
+                     "mkconst(15, type=u32, semantics=counter)",
+                     "mkconst(46, type=64, semantics=counter)", "mmv.app.errors * 766"]:
+            for extra in (["-r"], []):
+                for output in (["-o", "csv"], []):
+                    self.same(["-a", archive, "-c", empty, "-s", "8", "-e", "x.e=" + expr, "x.e"]
+                              + extra + output)
+
     def test_application_sets(self):
         for archive in ("ml3", "pl3"):
             for s in ("app", "app-raw", "app-limit", "app-filter", "app-rates"):
