@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <type_traits>
 #include <limits>
 #include <memory>
 #include <utility>
@@ -121,7 +123,13 @@ void WithOperator(DeriveOp op, Fn&& fn) {
     case Op::kPlus: return fn([](T x, T y) -> T { return x + y; });
     case Op::kMinus: return fn([](T x, T y) -> T { return x - y; });
     case Op::kStar: return fn([](T x, T y) -> T { return x * y; });
-    case Op::kSlash: return fn([](T x, T y) -> T { return x == 0 ? 0 : x / y; });
+    case Op::kSlash:
+      return fn([](T x, T y) -> T {
+        if constexpr (std::is_integral_v<T>) {
+          if (y == 0) return 0;  // never asked (a quotient is a double); no trap
+        }
+        return x == 0 ? 0 : x / y;
+      });
     case Op::kLt: return fn([](T x, T y) -> T { return x < y; });
     case Op::kLeq: return fn([](T x, T y) -> T { return x <= y; });
     case Op::kEq: return fn([](T x, T y) -> T { return x == y; });
@@ -156,6 +164,28 @@ bool Integral(long double v) {
   if (v >= k2to63 || v <= -k2to63) return true;  // a unit in the last place of 1 or more
   const long double r = v >= 0 ? (v + k2to63) - k2to63 : (v - k2to63) + k2to63;
   return r == v;
+}
+
+}  // namespace
+
+namespace {
+
+// The 64 bits of integer `v` (|v| < 2^64; a negative one in two's
+// complement), read from long double's significand rather than converted
+// (a conversion changes the x87 control word twice): for 2^63 <= |v| <
+// 2^64 the significand is |v| itself; below, |v| + 2^63 is exact and its
+// significand less 2^63 is |v|.
+uint64_t IntegerBits(long double v) {
+  static_assert(std::numeric_limits<long double>::digits == 64);
+  constexpr long double k2to63 = 9223372036854775808.0L;
+  const bool negative = v < 0;
+  const long double a = negative ? -v : v;
+  const bool high = a >= k2to63;
+  const long double w = high ? a : a + k2to63;
+  uint64_t m;
+  std::memcpy(&m, &w, sizeof m);  // x86's 80-bit format: the significand first
+  if (!high) m -= uint64_t{1} << 63;
+  return negative ? ~m + 1 : m;
 }
 
 }  // namespace
@@ -498,12 +528,39 @@ const DeriveValues& DeriveEvaluator::TwoOperands(const DeriveBound& b, const Der
         w.Add(inst, Cast(type, apply(x, y)));
       });
     });
-  } else {
+  } else if (in_type == kTypeFloat) {
     WithOperator<long double>(n.op, [&](auto apply) {
       pairs([&](const DeriveValue& a, const DeriveValue& c, int32_t inst) {
         w.Add(inst, Cast(type, apply(Cast(in_type, a.v), Cast(in_type, c.v))));
       });
     });
+  } else {
+    // Integer types: in 64-bit integers, wrapping, as libpcp's bin_op
+    // computes in the type (long double cannot hold 2^64 + x, which the
+    // wrap of 0 - 1203 + 21126284 passes through: it gave 21125080, libpcp
+    // 21125081). Comparisons signed or not as the type is.
+    const bool is_signed = in_type == kType32 || in_type == kType64;
+    auto run = [&](auto apply) {
+      pairs([&](const DeriveValue& a, const DeriveValue& c, int32_t inst) {
+        w.Add(inst, Cast(type, apply(IntegerBits(Cast(in_type, a.v)),
+                                     IntegerBits(Cast(in_type, c.v)))));
+      });
+    };
+    if (relational && is_signed) {
+      WithOperator<int64_t>(n.op, [&](auto op) {
+        run([&](uint64_t x, uint64_t y) -> long double {
+          return op(static_cast<int64_t>(x), static_cast<int64_t>(y));
+        });
+      });
+    } else {
+      WithOperator<uint64_t>(n.op, [&](auto op) {
+        run([&](uint64_t x, uint64_t y) -> long double {
+          const uint64_t r = op(x, y);
+          return is_signed ? static_cast<long double>(static_cast<int64_t>(r))
+                           : static_cast<long double>(r);
+        });
+      });
+    }
   }
   return out;
 }

@@ -127,6 +127,27 @@ TEST(DeriveEvalTest, TypesAsLibpcpComputes) {
   EXPECT_EQ(neg.At(1, {{"n", {{-1, 5}}}}), (M{{-1, -5}}));
 }
 
+TEST(DeriveEvalTest, IntegerArithmeticInTheType) {
+  // U64 arithmetic wraps in 64 bits exactly, as libpcp's: 0 - 1203 wraps to
+  // 2^64 - 1203, and adding 21126284 wraps back to 21125081 (long double
+  // would round 2^64 + 21125081 to an even number first).
+  Evaluated sum("c - c - c + c + c");
+  const long double two64 = 18446744073709551616.0L;
+  EXPECT_EQ(sum.At(1, {{"c", {{0, 21126284}}}}), (M{{0, 21126284}}));
+  Evaluated back("(c - (c + c + c)) + c * 3");  // out below 0 and back
+  EXPECT_EQ(back.At(1, {{"c", {{0, 21126283}}}}), (M{{0, 21126283}}));  // odd: 2^64 + c
+  Evaluated pcp("c + (c * 0 - c)");  // 20201109-b's case: c + (0 - 1203)
+  EXPECT_EQ(pcp.At(1, {{"c", {{0, 1203}}}}), (M{{0, 0}}));
+  Evaluated wrap("c - (c + c)");  // 0 - c wraps, in U64
+  EXPECT_EQ(wrap.At(1, {{"c", {{0, 1203}}}}), (M{{0, two64 - 1203}}));
+  // Comparisons signed for signed types; unsigned for unsigned ones, so a
+  // 32 against a constant (U32, as libpcp types it) compares unsigned.
+  EXPECT_EQ(Evaluated("s < -s").At(1, {{"s", {{0, -5}, {1, 5}}}}), (M{{0, 1}, {1, 0}}));
+  EXPECT_EQ(Evaluated("s < 0").At(1, {{"s", {{0, -5}, {1, 5}}}}), (M{{0, 0}, {1, 0}}));
+  EXPECT_EQ(Evaluated("s - s - s").At(1, {{"s", {{0, -2147483648.0L}}}}),
+            (M{{0, -2147483648.0L}}));  // wraps in 32 bits
+}
+
 TEST(DeriveEvalTest, CastToTypeAsC) {
   // Integers of the type stay; anything else truncates and wraps as C's
   // conversions do (and for the values at the edges of each range).
