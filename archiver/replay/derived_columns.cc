@@ -241,6 +241,8 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
         v = static_cast<long double>(static_cast<int64_t>(in.bits[c]));
       } else if (k == kDouble) {
         v = std::bit_cast<double>(in.bits[c]);
+      } else if (k == kString) {
+        v = 0;  // counted by count(); a string metric takes no arithmetic
       } else {
         continue;
       }
@@ -270,7 +272,7 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
         ints = true;
       } else if (k == kUint) {
         uints = true;
-      } else if (k == kDouble) {
+      } else if (k == kDouble || k == kString) {
         return nullptr;
       } else {
         continue;  // no value, as for `values`
@@ -291,6 +293,25 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
     const format::DeriveDesc& desc = d->check.bound->desc;
     const ValueKind kind = KindOfType(desc.type);
     const bool rate = desc.sem == format::kSemCounter && !raw;
+    if (kind == kString) {
+      // A string metric named as it is: libpcp passes its values through.
+      // (No other form of a string has values here.)
+      const format::DeriveNode& root = *d->check.bound->node;
+      auto it = root.op == format::DeriveOp::kName ? operand_metric_.find(root.text)
+                                                   : operand_metric_.end();
+      if (it == operand_metric_.end()) continue;
+      for (size_t c : operands.metrics()[it->second].columns) {
+        if (in.kind(c) != kString) continue;
+        auto col = d->column_of_inst.find(desc.indom == format::kIndomNull
+                                              ? -1
+                                              : operands.columns()[c].inst);
+        if (col == d->column_of_inst.end()) continue;
+        row_.kinds[col->second] = kString;
+        row_.bits[col->second] = row_.strings.size();
+        row_.strings.emplace_back(in.text(c));
+      }
+      continue;
+    }
     const format::DeriveValues& values = d->eval->Evaluate(fetch);
     if (d->column_at.size() < values.size()) d->column_at.resize(values.size(), {-2, 0});
     for (size_t i = 0; i < values.size(); ++i) {

@@ -385,19 +385,35 @@ const DeriveValues& DeriveEvaluator::Across(const DeriveBound& b, const DeriveVa
     const DeriveValue& now = l[i];
     const DeriveValue* then = WithInst(previous.values, now.inst, i);
     if (then == nullptr) continue;
+    const int32_t in = lb.desc.type;
     if (n.op == Op::kDelta) {
-      w.Add(now.inst, Cast(type, now.v - then->v));
+      // As libpcp's delta(): a U64's (and a double's) difference taken of
+      // the two as doubles; the others exact, then in the result's type (a
+      // U32's in 64 bits, the rest wrapping in their own).
+      const long double v = in == kTypeU64 || in == kTypeDouble
+                                ? static_cast<double>(now.v) - static_cast<double>(then->v)
+                                : now.v - then->v;
+      w.Add(now.inst, Cast(type, v));
       continue;
     }
     if (lb.desc.sem == kSemCounter && now.v < then->v) continue;
-    // In double, step by step, as libpcp computes it (the digits pmrep
-    // rounds must be the same).
-    double r;
-    if (lb.desc.type == kTypeDouble || lb.desc.type == kTypeFloat) {
-      r = static_cast<double>(now.v) - static_cast<double>(then->v);
-      if (lb.desc.type == kTypeFloat) r = static_cast<float>(r);
-    } else {
-      r = static_cast<double>(now.v - then->v);  // integers: exact, then one rounding
+    // As libpcp's rate(): the difference in the operand's type (wrapping:
+    // an instant U32 that went down by 7 gives 2^32 - 7), then in double.
+    double r = 0;
+    switch (in) {
+      case kTypeDouble: r = static_cast<double>(now.v) - static_cast<double>(then->v); break;
+      case kTypeFloat: r = static_cast<float>(now.v) - static_cast<float>(then->v); break;
+      case kTypeU32:
+        r = static_cast<uint32_t>(IntegerBits(now.v) - IntegerBits(then->v));
+        break;
+      case kType32:
+        r = static_cast<int32_t>(static_cast<uint32_t>(IntegerBits(now.v) - IntegerBits(then->v)));
+        break;
+      case kTypeU64: r = static_cast<double>(IntegerBits(now.v) - IntegerBits(then->v)); break;
+      case kType64:
+        r = static_cast<double>(static_cast<int64_t>(IntegerBits(now.v) - IntegerBits(then->v)));
+        break;
+      default: r = static_cast<double>(now.v - then->v); break;
     }
     r /= dt;
     if (lb.desc.units.dim_time == 1) {

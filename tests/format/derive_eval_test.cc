@@ -148,6 +148,20 @@ TEST(DeriveEvalTest, IntegerArithmeticInTheType) {
             (M{{0, -2147483648.0L}}));  // wraps in 32 bits
 }
 
+TEST(DeriveEvalTest, DeltaAndRateInTheOperandsType) {
+  // rate() of an instant U32 that went down: the difference wraps in 32
+  // bits, as libpcp's (2^32 - 7 a second), where a counter's has no value.
+  Evaluated down("rate(n)");
+  EXPECT_EQ(down.At(1, {{"n", {{-1, 107}}}}), M{});
+  EXPECT_EQ(down.At(2, {{"n", {{-1, 100}}}}), (M{{-1, 4294967289.0L}}));
+  // delta() of a U64: the two as doubles, then their difference (libpcp's
+  // order), not the exact difference rounded once.
+  Evaluated big("delta(c)");
+  const long double a = 9007199254740993.0L;  // 2^53 + 1: no double holds it
+  EXPECT_EQ(big.At(1, {{"c", {{0, a}}}}), M{});
+  EXPECT_EQ(big.At(2, {{"c", {{0, a + 2}}}}), (M{{0, 4}}));  // 2^53+4 - 2^53 (ties to even)
+}
+
 TEST(DeriveEvalTest, CastToTypeAsC) {
   // Integers of the type stay; anything else truncates and wraps as C's
   // conversions do (and for the values at the edges of each range).
