@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "archiver/replay/display_units.h"
 #include "format/archive/archive_format.h"
@@ -17,14 +18,31 @@ bool IsNumericType(int32_t type) {
          type == format::kTypeU64 || type == format::kTypeFloat || type == format::kTypeDouble;
 }
 
-// C's conversion of a double to an integer type: truncation towards zero;
-// out of range (undefined in C) saturates here.
+// C's conversion of a double to an integer type as x86-64 makes it (what
+// libpcp, built for it, gives): truncation towards zero; out of range
+// (undefined in C) the processor's "integer indefinite", the least value
+// of a signed type (pmval shows -2147483648 for a 32-bit counter
+// interpolated across its wrap); an unsigned type through a signed 64-bit
+// conversion, as GCC compiles it.
+int64_t Cvtt64(double x) {
+  if (!(x >= -0x1p63 && x < 0x1p63)) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(x);
+}
+
 template <typename T>
 T Truncate(double x) {
-  if (std::isnan(x)) return 0;
-  if (x <= static_cast<double>(std::numeric_limits<T>::min())) return std::numeric_limits<T>::min();
-  if (x >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
-  return static_cast<T>(x);
+  if constexpr (std::is_same_v<T, int32_t>) {
+    if (!(x > -2147483649.0 && x < 2147483648.0)) return std::numeric_limits<int32_t>::min();
+    return static_cast<int32_t>(x);
+  } else if constexpr (std::is_same_v<T, int64_t>) {
+    return Cvtt64(x);
+  } else if constexpr (std::is_same_v<T, uint32_t>) {
+    return static_cast<uint32_t>(Cvtt64(x));
+  } else {
+    static_assert(std::is_same_v<T, uint64_t>);
+    if (x < 0x1p63) return static_cast<uint64_t>(Cvtt64(x));
+    return static_cast<uint64_t>(Cvtt64(x - 0x1p63)) ^ (uint64_t{1} << 63);
+  }
 }
 
 // interp.c's counter interpolation between prior p at tp and next n at tn,
@@ -42,9 +60,7 @@ uint64_t CounterBetween(int32_t type, uint64_t p, uint64_t n, double t, double t
       const uint32_t a = static_cast<uint32_t>(p), b = static_cast<uint32_t>(n);
       const double x = b >= a ? 0.5 + a + f * static_cast<double>(b - a) / d
                               : 0.5 + a - f * static_cast<double>(a - b) / d;
-      // A negative x converts through a wider integer, as the C does.
-      return static_cast<uint32_t>(x < 0 ? static_cast<uint32_t>(Truncate<int64_t>(x))
-                                         : Truncate<uint32_t>(x));
+      return Truncate<uint32_t>(x);
     }
     case format::kType64: {
       const int64_t a = static_cast<int64_t>(p), b = static_cast<int64_t>(n);
@@ -53,10 +69,15 @@ uint64_t CounterBetween(int32_t type, uint64_t p, uint64_t n, double t, double t
           Truncate<int64_t>(0.5 + static_cast<double>(a) + f * static_cast<double>(diff) / d));
     }
     case format::kTypeU64: {
-      // interp.c holds these in int64_t: values above 2^63 would go wrong
-      // there; unsigned here, the same below 2^63.
-      const double x = n >= p ? 0.5 + static_cast<double>(p) + f * static_cast<double>(n - p) / d
-                              : 0.5 + static_cast<double>(p) - f * static_cast<double>(p - n) / d;
+      // interp.c holds U64s in int64_t: the prior value converted to double
+      // signed (negative from 2^63), and "next >= prior" as GCC compiles it
+      // with signed overflow undefined: the sign of next - prior, wrapped
+      // (pmval across sample.wrap.ulonglong's wraps shows both).
+      const uint64_t diff = n - p;
+      const double pd = static_cast<double>(static_cast<int64_t>(p));
+      const double x = static_cast<int64_t>(diff) >= 0
+                           ? 0.5 + pd + f * static_cast<double>(diff) / d
+                           : 0.5 + pd - f * static_cast<double>(p - n) / d;
       return Truncate<uint64_t>(x);
     }
     case format::kTypeFloat: {

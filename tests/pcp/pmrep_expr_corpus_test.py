@@ -16,8 +16,10 @@ This corpus found: binary operators over U64 values passing 2^64 (long
 double rounded them), rate() of a U32 instant that went down (libpcp
 wraps the difference in 32 bits), delta() of a U64 (libpcp subtracts the
 two as doubles), a derived metric naming a string metric (its strings),
-count() of a string metric, and a dimensionless counter shown raw (pmrep's
-fetchgroup rates it all the same).
+count() of a string metric, a dimensionless counter shown raw (pmrep's
+fetchgroup rates it all the same), and counters interpolated across their
+wraps (kenj-pc-2's sample.wrap.*: x86-64's conversions of out-of-range
+doubles, U64s held in int64_t).
 """
 
 import os
@@ -86,6 +88,25 @@ class PmrepExprCorpusTest(unittest.TestCase):
 
     def test_pcpqa_linux_host(self):
         self.corpus(os.path.join(PCPQA, "20190628.06.31"), 24, 60, 75)
+
+    def test_counters_across_their_wraps(self):
+        # pmda sample's counters that wrap every few samples: interpolated
+        # across a wrap as libpcp computes it on x86-64 (a 32-bit counter's
+        # out-of-range double converts to -2^31; U64s held in int64_t), as
+        # raw values and as rates, plain and as derived metrics.
+        base = os.path.join(PCPQA, "kenj-pc-2")
+        for m in ("sample.wrap.long", "sample.wrap.ulong", "sample.wrap.longlong",
+                  "sample.wrap.ulonglong"):
+            for named in ([m], ["-e", "x.e=" + m, "x.e"]):
+                for extra in ([], ["-t", "7"], ["-t", "0.3"], ["-r"]):
+                    args = ["-a", base, "-c", self.empty, "-o", "csv", "-s", "80"] + named + extra
+                    p = subprocess.run([PMREP] + args, capture_output=True, text=True,
+                                       env=self.env, timeout=300)
+                    q = subprocess.run([MMVLOG, "replay"] + args, capture_output=True,
+                                       text=True, env=self.env, timeout=300)
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    self.assertEqual(q.returncode, 0, q.stderr)
+                    self.assertEqual(q.stdout, p.stdout, " ".join(named + extra))
 
     def test_pcpqa_processes(self):
         self.corpus(os.path.join(PCPQA, "20201109-b"), 23, 50, 50)
