@@ -349,7 +349,9 @@ void Interpolator::Rates() {
       delta = row_.bits[c] >= pb ? static_cast<double>(row_.bits[c] - pb)
                                  : -static_cast<double>(pb - row_.bits[c]);
     } else if (kind == kInt && pk == kInt) {
-      delta = static_cast<double>(static_cast<int64_t>(row_.bits[c]) - static_cast<int64_t>(pb));
+      // Wrapping, not overflowing (undefined): a 64-bit counter across its
+      // wrap (kenj-pc-2's sample.wrap.longlong) is as pmrep shows it.
+      delta = static_cast<double>(static_cast<int64_t>(row_.bits[c] - pb));
     } else {
       delta = NumberOf(kind, row_.bits[c]) - NumberOf(pk, pb);
     }

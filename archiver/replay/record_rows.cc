@@ -77,7 +77,7 @@ const Row* RecordRows::Take(const Sample& s) {
         row_.shown[c] = kNegativeRate;
         continue;
       }
-      delta = static_cast<double>(static_cast<int64_t>(v.bits) - static_cast<int64_t>(pb));
+      delta = static_cast<double>(static_cast<int64_t>(v.bits - pb));  // wrapping, not overflowing
     } else {
       const double a = NumberOf(pk, pb), b = NumberOf(v.kind, v.bits);
       if (b < a) {
