@@ -107,10 +107,14 @@ void MmvFileSet::Problem(File& f, const std::string& name, const std::string& wh
   f.last_error_ = what;
 }
 
-void MmvFileSet::Drop(File& f, const std::string& problem) {
-  Problem(f, f.name(), problem);
+void MmvFileSet::Unmap(File& f) {
   f.mapped_.reset();
   ++mappings_changed_;
+}
+
+void MmvFileSet::Drop(File& f, const std::string& problem) {
+  Problem(f, f.name(), problem);
+  Unmap(f);
   steady_ = false;
 }
 
@@ -215,8 +219,7 @@ const MmvFileSet::Live& MmvFileSet::Scan(bool retake, bool mapped_values, bool* 
     }
     if (!ok) {
       if (f.mapped_) *need_mark = true;
-      f.mapped_.reset();
-      ++mappings_changed_;
+      Unmap(f);
       all_in_place = false;
       continue;
     }
@@ -258,8 +261,7 @@ absl::Status MmvFileSet::MapChanged(const Live& live, MmvMapper& mapper, bool co
     if (absl::IsAlreadyExists(mapped.status()) && conflict_rotates) return mapped.status();
     if (!mapped.ok()) {
       Problem(*f, file_name, std::string(mapped.status().message()));
-      f->mapped_.reset();
-      ++mappings_changed_;
+      Unmap(*f);
       continue;
     }
     for (const std::string& w : mapped->warnings) {
@@ -277,8 +279,7 @@ absl::Status MmvFileSet::MapChanged(const Live& live, MmvMapper& mapper, bool co
 void MmvFileSet::ForgetMappings() {
   steady_ = false;
   for (auto& [name, f] : files_) {
-    f.mapped_.reset();  // mapped again (and described again) by the next tick
-    ++mappings_changed_;
+    Unmap(f);  // mapped again (and described again) by the next tick
     f.recorded_ = false;
   }
 }

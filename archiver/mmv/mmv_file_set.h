@@ -164,6 +164,8 @@ class MmvFileSet {
   // forgotten, a recorded one reported gone: *need_mark) and order_ them.
   void Arrange(const std::map<std::string, std::string>& listed, bool* need_mark);
   void Problem(File& f, const std::string& name, const std::string& what);
+  // Forgets `f`'s mapping (counted in mappings_changed_).
+  void Unmap(File& f);
   // `f`'s mapping as `group` logs it (itself without a plan).
   std::shared_ptr<const MappedFile> Projected(File& f, const GroupSelection* group,
                                               uint64_t plan_version);
