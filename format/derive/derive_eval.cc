@@ -150,25 +150,19 @@ bool Named(const std::string& name, const std::string& wanted) {
   return space != std::string::npos && name.compare(0, space, wanted) == 0;
 }
 
-}  // namespace
-
-namespace {
+static_assert(std::numeric_limits<long double>::digits == 64);
+// 2^63, whose unit in the last place in long double's 64 bits is 1.
+constexpr long double k2to63 = 9223372036854775808.0L;
 
 // Whether `v`, with |v| < 2^64, is an integer: rounding it to one by
 // adding and taking away 2^63 (whose unit in the last place, in long
 // double's 64 bits, is 1) leaves it as it was. No conversion to an integer
 // type, which costs a change of the x87 control word each way.
 bool Integral(long double v) {
-  static_assert(std::numeric_limits<long double>::digits == 64);
-  constexpr long double k2to63 = 9223372036854775808.0L;
   if (v >= k2to63 || v <= -k2to63) return true;  // a unit in the last place of 1 or more
   const long double r = v >= 0 ? (v + k2to63) - k2to63 : (v - k2to63) + k2to63;
   return r == v;
 }
-
-}  // namespace
-
-namespace {
 
 // The 64 bits of integer `v` (|v| < 2^64; a negative one in two's
 // complement), read from long double's significand rather than converted
@@ -176,8 +170,6 @@ namespace {
 // 2^64 the significand is |v| itself; below, |v| + 2^63 is exact and its
 // significand less 2^63 is |v|.
 uint64_t IntegerBits(long double v) {
-  static_assert(std::numeric_limits<long double>::digits == 64);
-  constexpr long double k2to63 = 9223372036854775808.0L;
   const bool negative = v < 0;
   const long double a = negative ? -v : v;
   const bool high = a >= k2to63;
