@@ -82,10 +82,33 @@ absl::Status BadOption(absl::string_view key, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat("Error while reading option ", key, ": ", what, "."));
 }
 
+// Whether pmrep takes an option's value as off: set_attr makes the words
+// of false 0, and any other integer text an int.
+bool Off(const std::string& v) {
+  int64_t n = 1;
+  return format::OptionBool(v) == 0 || (absl::SimpleAtoi(v, &n) && n == 0);
+}
+
+// Options that change what pmrep prints in ways replay does not follow.
+constexpr absl::string_view kUnsupported[] = {
+    "rank", "overall_rank", "overall_rank_alt", "predicate", "sort_metric", "live_filter",
+    "dynamic_header", "fixed_header", "include_labels", "extheader", "separate_header",
+    "extcsv"};
+
 // One option read from a file (pmconfig.py's set_attr, the keys replay
-// uses; the others shape pmrep's terminal output and are read, not used).
-absl::Status SetOption(const std::string& key, const std::string& raw, PmrepResolved* r) {
+// uses; the others shape pmrep's terminal output or its live mode and are
+// read, not used).
+absl::Status SetOption(const std::string& key, const std::string& raw, const std::string& where,
+                       PmrepResolved* r) {
   const std::string v = format::OptionValue(raw);
+  if (std::find(std::begin(kUnsupported), std::end(kUnsupported), key) != std::end(kUnsupported) ||
+      key == "names_change") {
+    // names_change = 2 is pmrep's "update": dynamic headers.
+    const bool on = key == "names_change" ? v == "2" : !Off(v);
+    std::erase_if(r->unsupported, [&](const PmrepUnsupported& u) { return u.key == key; });
+    if (on) r->unsupported.push_back({key, where});
+    return absl::OkStatus();
+  }
   archiver::PmrepOptions& o = r->options;
   auto integer = [&](int64_t* out) {
     return absl::SimpleAtoi(v, out) ? absl::OkStatus() : BadOption(key, "Integer expected");
@@ -140,6 +163,17 @@ absl::Status SetOption(const std::string& key, const std::string& raw, PmrepReso
   } else if (key == "count_scale_force") { o.count_scale_force = v;
   } else if (key == "space_scale_force") { o.space_scale_force = v;
   } else if (key == "time_scale_force") { o.time_scale_force = v;
+  } else if (key == "interpol") {
+    r->interpolate = !Off(v);
+  } else if (key == "omit_flat") {
+    o.omit_flat = !Off(v);
+  } else if (key == "output") {
+    r->output = v;
+  } else if (key == "version") {
+    if (v != "1") {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Incompatible configuration file version (read v", v, ", need v1)"));
+    }
   } else if (key == "derived") {
     const std::string list = v.find(';') != std::string::npos ? v : absl::StrReplaceAll(v, {{",", ";"}});
     for (absl::string_view piece : absl::StrSplit(list, ';', absl::SkipWhitespace())) {
@@ -154,8 +188,8 @@ absl::Status SetOption(const std::string& key, const std::string& raw, PmrepReso
   return absl::OkStatus();
 }
 
-absl::Status ApplyOptions(const format::IniSection& s, bool options_section, PmrepResolved* r,
-                          bool* globals) {
+absl::Status ApplyOptions(const format::IniSection& s, bool options_section, const std::string& where,
+                          PmrepResolved* r, bool* globals) {
   for (const format::IniEntry& e : s.entries) {
     if (!format::IsPmrepOption(e.key)) {
       if (options_section) {
@@ -167,7 +201,7 @@ absl::Status ApplyOptions(const format::IniSection& s, bool options_section, Pmr
       return absl::InvalidArgumentError(absl::StrCat("No value set for option ", e.key, " in [", s.name, "]"));
     }
     if (e.key == "globals") *globals = format::OptionBool(format::OptionValue(e.value)) == 1;
-    absl::Status st = SetOption(e.key, e.value, r);
+    absl::Status st = SetOption(e.key, e.value, where, r);
     if (!st.ok()) return st;
   }
   return absl::OkStatus();
@@ -217,12 +251,12 @@ absl::StatusOr<PmrepResolved> ResolvePmrep(const PmrepCommandLine& cl) {
   bool globals = true;
   for (const ConfFile& f : files) {
     if (const format::IniSection* s = f.Find("options")) {
-      absl::Status st = ApplyOptions(*s, true, &r, &globals);
+      absl::Status st = ApplyOptions(*s, true, f.path, &r, &globals);
       if (!st.ok()) return FileError(f.path, st.message());
     }
     for (const std::string& name : sets) {
       if (const format::IniSection* s = f.Find(name)) {
-        absl::Status st = ApplyOptions(*s, false, &r, &globals);
+        absl::Status st = ApplyOptions(*s, false, f.path, &r, &globals);
         if (!st.ok()) return FileError(f.path, st.message());
       }
     }
@@ -230,6 +264,7 @@ absl::StatusOr<PmrepResolved> ResolvePmrep(const PmrepCommandLine& cl) {
   // The command line last.
   archiver::PmrepOptions& o = r.options;
   if (cl.no_header) r.header = false;
+  if (cl.omit_flat) o.omit_flat = true;
   if (cl.delimiter) r.delimiter = *cl.delimiter;
   if (cl.timefmt) r.timefmt = *cl.timefmt;
   if (cl.precision) o.precision = *cl.precision;

@@ -42,6 +42,16 @@ struct PmrepCommandLine {
   std::optional<std::string> repeat_header;  // -E: N or auto
   std::optional<std::string> colxrow;        // -X
   bool no_interpolation = false;             // -u
+  bool omit_flat = false;                    // -v
+};
+
+// A pmrep option that is set (true, non-zero, named) but whose report
+// replay cannot print as pmrep does (ranking, dynamic headers, labels in
+// CSV ...): refused by replay, which prints nothing rather than what
+// pmrep would not.
+struct PmrepUnsupported {
+  std::string key;    // "rank"
+  std::string where;  // the file that set it
 };
 
 struct PmrepResolved {
@@ -57,6 +67,9 @@ struct PmrepResolved {
   bool unitinfo = true, instinfo = true, timestamp = false;
   int repeat_header = 0;  // -1: auto
   std::optional<std::string> colxrow;
+  bool interpolate = true;            // interpol = no: as -u
+  std::optional<std::string> output;  // output = csv | stdout | archive
+  std::vector<PmrepUnsupported> unsupported;
 };
 
 // Whether the metric arguments ask for pmrep's report (a :SET, or a spec

@@ -119,6 +119,8 @@ void AddPmrepOptions(CLI::App* app, ReplayFlags* f) {
       ->type_name("N")
       ->check(CLI::NonNegativeNumber)
       ->group(kSets);
+  app->add_flag("-v,--omit-flat", f->pmrep.omit_flat, "leave out the set's metrics without instances")
+      ->group(kSets);
   app->add_flag("-u,--no-interpolation", f->pmrep.no_interpolation,
                 "a set's rows at the archive's records, as pmrep -u (not on a grid)")
       ->group(kSets);
@@ -217,11 +219,11 @@ void AddReplayOptions(CLI::App* app, ReplayFlags* f) {
   app->add_option("-o,--output", f->output,
                   "summary (the default), dump (every record, like pmdumplog -a), csv (rows as "
                   "pmrep -o csv), json (one object per row), stats, or text (a table as pmval "
-                  "prints one); comma separated for several")
+                  "prints one; stdout, pmrep's name for it); comma separated for several")
       ->type_name("FORMAT")
       ->delimiter(',')
       ->allow_extra_args(false)
-      ->check(CLI::IsMember({"summary", "dump", "csv", "json", "stats", "text"}))
+      ->check(CLI::IsMember({"summary", "dump", "csv", "json", "stats", "text", "stdout"}))
       ->group(kOutput);
   app->add_flag("--dump", f->dump, "-o dump")->group(kOutput);
   app->add_flag("--csv", f->csv, "-o csv")->group(kOutput);
@@ -359,7 +361,8 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
   }
   bool dump = f.dump, csv = f.csv, json = f.json, stats = f.stats, text = f.text;
   for (const std::string& o : f.output) {
-    dump |= o == "dump", csv |= o == "csv", json |= o == "json", stats |= o == "stats", text |= o == "text";
+    dump |= o == "dump", csv |= o == "csv", json |= o == "json", stats |= o == "stats";
+    text |= o == "text" || o == "stdout";
   }
   const bool summary = std::find(f.output.begin(), f.output.end(), "summary") != f.output.end();
   if (f.follow && !csv && !json && !dump && !text) {
@@ -386,7 +389,37 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
     derived->insert(derived->begin(), pmrep->derived.begin(), pmrep->derived.end());
     metrics.clear();
     for (const format::PmrepMetric& m : pmrep->options.metrics) metrics.push_back(m.name);
-    if (!plan.interval && !f.pmrep.no_interpolation) {
+    for (const PmrepUnsupported& u : pmrep->unsupported) {
+      // What pmrep would print differs from what replay can: nothing
+      // rather than another report.
+      const bool applies = u.key == "extcsv" ? csv
+                           : u.key == "fixed_header" || u.key == "sort_metric"
+                               ? text && pmrep->colxrow.has_value()
+                               : u.key != "separate_header" || text;
+      if (applies) {
+        return Fail(absl::StrCat("pmrep option ", u.key, " (set in ", u.where,
+                                 ") is not supported by replay: its report would not be "
+                                 "pmrep's; remove it, or use pmrep"));
+      }
+    }
+    const bool chosen = dump || json || stats || csv || text || !f.plot.empty() || !f.html.empty();
+    if (pmrep->output && !chosen) {
+      if (*pmrep->output == "csv") {
+        csv = true;
+      } else if (*pmrep->output == "stdout") {
+        text = true;
+      } else if (*pmrep->output == "archive") {
+        return Fail("output = archive: replay writes no archives (pmrep -o archive does; "
+                    "mmvlog capture and record write them from MMV files)");
+      } else {
+        return Fail("Error while parsing options: Invalid output target specified.");
+      }
+    }
+    // -u (or interpol = no): the records, whatever -t says (pmapi.py's
+    // get_mode_step takes no step then).
+    const bool no_interpolation = f.pmrep.no_interpolation || !pmrep->interpolate;
+    if (no_interpolation) plan.interval.reset();
+    if (!plan.interval && !no_interpolation) {
       const std::string t = pmrep->interval.empty() ? "1" : pmrep->interval;
       absl::StatusOr<absl::Duration> d = format::ParsePcpInterval(t);
       if (!d.ok()) return UsageError("replay", absl::StrCat("interval: ", d.status().message()));

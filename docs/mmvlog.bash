@@ -27,7 +27,7 @@ _mmvlog_options() {
 -R --raw-prefer -5 --ignore-unknown -q --count-scale -b --space-scale -y --time-scale \
 -Q --count-scale-force -B --space-scale-force -Y --time-scale-force -p --timestamps \
 -U --no-unit-info --no-inst-info -w --width -W --width-force -X --colxrow -E --repeat-header \
--u --no-interpolation -h --help" ;;
+-u --no-interpolation -v --omit-flat -h --help" ;;
     check) echo "--repair -h --help" ;;
     inspect) echo "--json -h --help" ;;
     push) echo "-h --host -p --port -s --unix --tls --user --credentials --ca-file --cert-file \
@@ -77,7 +77,7 @@ _mmvlog() {
       [[ "$sub" == replay ]] && { _mmvlog_archives "$cur"; return 0; } ;;
     -o|--output)
       if [[ "$sub" == replay ]]; then
-        mapfile -t COMPREPLY < <(compgen -W "summary dump csv json stats text" -- "$cur")
+        mapfile -t COMPREPLY < <(compgen -W "summary dump csv json stats text stdout" -- "$cur")
         return 0
       fi
       mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return 0 ;;

@@ -142,6 +142,7 @@ absl::Status AddMetric(const PmrepOptions& o, const format::PmrepMetric& spec,
   const std::vector<std::string>& wanted = spec.instances.empty() ? o.instances : spec.instances;
   const bool indom = d.indom != format::kIndomNull && !cols.empty() &&
                      set.columns()[cols[0]].inst != -1;
+  if (o.omit_flat && !indom) return absl::OkStatus();  // pmconfig.py's check_metric
   if (indom && !wanted.empty()) {
     absl::StatusOr<std::vector<size_t>> chosen = ChooseInstances(set, m, wanted);
     if (!chosen.ok()) return chosen.status();
@@ -265,13 +266,16 @@ std::optional<double> PmrepNumber(const PmrepColumn& col, const Row& row, const 
       if (v > UINT_MAX || v < 0) return std::nullopt;
       v = static_cast<double>(static_cast<uint32_t>(v));
       break;
+    // libpcp's bounds are (double)LLONG_MAX and (double)ULLONG_MAX, 2^63
+    // and 2^64, so exactly those pass to the cast, which x86-64 makes
+    // -2^63 and 0 (a C cast there would be undefined).
     case format::kType64:
-      if (v > static_cast<double>(LLONG_MAX) || v < static_cast<double>(LLONG_MIN)) return std::nullopt;
-      v = static_cast<double>(static_cast<int64_t>(v));
+      if (v > 0x1p63 || v < -0x1p63) return std::nullopt;
+      v = v == 0x1p63 ? -0x1p63 : static_cast<double>(static_cast<int64_t>(v));
       break;
     case format::kTypeU64:
-      if (v > static_cast<double>(ULLONG_MAX) || v < 0) return std::nullopt;
-      v = static_cast<double>(static_cast<uint64_t>(v));
+      if (v > 0x1p64 || v < 0) return std::nullopt;
+      v = v == 0x1p64 ? 0 : static_cast<double>(static_cast<uint64_t>(v));
       break;
     case format::kTypeFloat:
       if (std::fabs(v) > FLT_MAX) return std::nullopt;

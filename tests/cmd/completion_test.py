@@ -61,7 +61,7 @@ class CompletionTest(unittest.TestCase):
 
     def test_values(self):
         self.assertEqual(complete(["mmvlog", "replay", "-o", ""]),
-                         ["csv", "dump", "json", "stats", "summary", "text"])
+                         ["csv", "dump", "json", "stats", "stdout", "summary", "text"])
         self.assertEqual(complete(["mmvlog", "capture", "-V", ""]), ["2", "3"])
         self.assertIn("UTC", complete(["mmvlog", "replay", "-Z", "U"]))
         self.assertEqual(complete(["mmvlog", "record", "-t", ""]), [])

@@ -227,6 +227,47 @@ class PmrepSetsTest(unittest.TestCase):
                    "-i", "b", "mmv.app.queue,q", "mmv.app.requests,,,count/min",
                    "-e", "x.lat=mmv.app.latency * 2", "x.lat,lat,,,,,0"])
 
+    def test_options_that_reshape_a_set(self):
+        # omit_flat (-v), interpol = no (as -u, and -u over -t), output =
+        # csv or stdout chosen by the set, -o stdout: as pmrep. An option
+        # replay cannot print as pmrep does is refused, naming itself and
+        # its file; the same option turned off is no change.
+        conf = os.path.join(self.root, "reshape.conf")
+        with open(conf, "w") as f:
+            f.write("[mix]\nmmv.app.requests = r,,,,\nmmv.app.queue = q,,,,\n"
+                    "mmv.app.latency = l,,ms,,,1\n\n"
+                    "[flat]\nomit_flat = yes\nmmv.app.requests = r,,,,\nmmv.app.queue = q,,,,\n\n"
+                    "[records]\ninterpol = no\nmmv.app.requests = r,,,,\nmmv.app.queue = q,,,,\n\n"
+                    "[ascsv]\noutput = csv\nmmv.app.queue = q,,,,\n\n"
+                    "[astable]\noutput = stdout\nmmv.app.queue = q,,,,\n\n"
+                    "[ranked]\nrank = 2\nmmv.app.queue = q,,,,\n\n"
+                    "[unranked]\nrank = 0\nextcsv = no\nmmv.app.queue = q,,,,\n\n"
+                    "[v2]\nversion = 2\nmmv.app.queue = q,,,,\n")
+        for archive in ("ml3", "pl3"):
+            a = ["-c", conf, "-a", os.path.join(LIVE, archive)]
+            flat = self.same(a + [":mix", "-v", "-o", "csv"])
+            self.assertIn("mmv.app.queue-", flat)
+            self.assertNotIn("latency", flat)  # the singular one
+            self.assertEqual(self.same(a + [":flat", "-o", "csv"]), flat)
+            self.same(a + [":mix", "-v"])
+            records = self.same(a + [":records", "-o", "csv"])
+            self.assertEqual(self.same(a + [":mix", "-u", "-t", "5", "-o", "csv"]).splitlines()[1:],
+                             self.same(a + [":mix", "-u", "-o", "csv"]).splitlines()[1:])
+            self.assertNotEqual(records, self.same(a + [":mix", "-o", "csv"]))
+            self.assertIn(",", self.same(a + [":ascsv"]).splitlines()[1])
+            self.same(a + [":astable"])
+            self.same(a + [":ascsv", "-o", "stdout"])
+            self.same(a + [":unranked", "-o", "csv"])
+            p, q = self.both(a + [":ranked", "-o", "csv"])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertNotEqual(q.returncode, 0)
+            self.assertIn("pmrep option rank (set in %s)" % conf, q.stderr)
+            self.assertEqual(q.stdout, "")
+            p, q = self.both(a + [":v2", "-o", "csv"])
+            self.assertNotEqual(p.returncode, 0)
+            self.assertNotEqual(q.returncode, 0)
+            self.assertIn("Incompatible configuration file version", q.stderr)
+
     def test_configuration_found_as_pmrep_finds_it(self):
         home = os.path.join(self.root, "home")
         cwd = os.path.join(self.root, "cwd")
