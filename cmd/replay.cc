@@ -446,7 +446,7 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
   std::vector<archiver::PmrepColumn> pmrep_columns;
   if (pmrep) {
     absl::StatusOr<std::vector<archiver::PmrepColumn>> laid =
-        archiver::LayOutPmrepColumns(pmrep->options, replay->columns());
+        archiver::LayOutPmrepColumns(pmrep->options, replay->columns(), replay->unbound_derived());
     if (!laid.ok()) return Fail(laid.status().message());
     pmrep_columns = *std::move(laid);
   }

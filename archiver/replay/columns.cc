@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "archiver/replay/pmns_order.h"
 #include "archiver/store/archive_reader.h"
 #include "format/archive/archive_format.h"
 #include "format/archive/pm_desc_text.h"
@@ -79,8 +80,16 @@ absl::StatusOr<ColumnSet> ColumnSet::Build(const ArchiveSet& archives,
       }
     }
     for (const format::Desc& d : meta.descs) {
-      const std::string name = d.names.empty() ? format::PmidString(d.pmid) : d.names[0];
-      if (!selection.SelectsMetric(name)) continue;
+      // A PMID may have several names (PCP QA's sample.dupnames.*): libpcp
+      // finds it by any of them, so the metric takes the first one chosen.
+      std::string name = d.names.empty() ? format::PmidString(d.pmid) : "";
+      for (const std::string& n : d.names) {
+        if (selection.SelectsMetric(n)) {
+          name = n;
+          break;
+        }
+      }
+      if (name.empty() || !selection.SelectsMetric(name)) continue;
       auto [it, added] = set.metric_of_pmid_.try_emplace(d.pmid, set.metrics_.size());
       if (added) {
         ReplayMetric m;
@@ -133,6 +142,15 @@ absl::StatusOr<ColumnSet> ColumnSet::Build(const ArchiveSet& archives,
   for (const std::string& w : selection.instances) {
     if (!matched.contains(w)) set.unmatched_.push_back(w);
   }
+  if (!selection.metrics.empty()) {
+    std::vector<std::string> names;
+    for (const ArchiveEntry& a : archives.archives()) {
+      for (const format::Desc& d : a.catalog->meta.descs) {
+        names.insert(names.end(), d.names.begin(), d.names.end());
+      }
+    }
+    set.pmns_rank_ = PmnsWalkRanks(names);
+  }
   return set;
 }
 
@@ -150,6 +168,7 @@ ColumnSet ColumnSet::Compose(std::vector<ReplayMetric> metrics, std::vector<Colu
   set.param_names_ = like.param_names_;
   set.unmatched_ = like.unmatched_;
   set.instances_chosen_ = like.instances_chosen_;
+  set.pmns_rank_ = like.pmns_rank_;
   return set;
 }
 

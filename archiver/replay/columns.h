@@ -76,6 +76,13 @@ class ColumnSet {
   // Whether -i chose instances (else every instance the metadata names has
   // a column).
   bool instances_chosen() const { return instances_chosen_; }
+  // A name's place in libpcp's walk of the archives' namespace
+  // (pmns_order.h), SIZE_MAX for a name not there (a derived metric's);
+  // known when metrics were named.
+  size_t PmnsRank(const std::string& name) const {
+    auto it = pmns_rank_.find(name);
+    return it == pmns_rank_.end() ? SIZE_MAX : it->second;
+  }
 
  private:
   std::vector<Column> columns_;
@@ -85,6 +92,7 @@ class ColumnSet {
   std::map<uint32_t, std::string> param_names_;
   std::vector<std::string> unmatched_;
   bool instances_chosen_ = false;
+  absl::flat_hash_map<std::string, size_t> pmns_rank_;
 };
 
 }  // namespace mmvlog::archiver

@@ -76,7 +76,10 @@ absl::StatusOr<std::unique_ptr<DerivedColumns>> DerivedColumns::Prepare(
                        format::FormatDeriveSyntaxError(def.expr, *d->parse.error)));
     }
     d->check = format::CheckDerived(*d->parse.tree, lookup);
-    if (def.optional && d->check.bound == nullptr) continue;
+    if (def.optional && d->check.bound == nullptr) {
+      out->unbound_.push_back(def.name);
+      continue;
+    }
     if (d->check.bound == nullptr) {
       return absl::InvalidArgumentError(absl::StrCat(
           def.where, ": Semantic error: derived metric ", def.name, ": ", d->check.error));
@@ -86,10 +89,14 @@ absl::StatusOr<std::unique_ptr<DerivedColumns>> DerivedColumns::Prepare(
     defined.insert(def.name);
     out->derived_.push_back(std::move(d));
   }
+  std::erase_if(out->unbound_, [&](const std::string& n) { return defined.count(n) != 0; });
   out->all_raw_ = user.metrics.empty();
   for (const std::string& name : user.metrics) {
+    // A subtree or pattern may hold derived and archive metrics both
+    // (kernel: kernel.cpu.util.* and kernel.percpu.*): only a derived
+    // metric's own name is not looked for in the archives.
     bool derived = false;
-    for (const auto& d : out->derived_) derived |= name == d->name || Chooses({name}, d->name);
+    for (const auto& d : out->derived_) derived |= name == d->name;
     if (!derived) out->raw_names_.push_back(name);
   }
   out->operand_selection_ = user;
@@ -108,12 +115,27 @@ void DerivedColumns::Bind(const ColumnSet& operands) {
   for (size_t m = 0; m < operands.metrics().size(); ++m) {
     const ReplayMetric& om = operands.metrics()[m];
     operand_metric_[om.name] = m;
+    for (const std::string& alias : om.desc.names) operand_metric_.try_emplace(alias, m);
     for (size_t c : om.columns) {
       instance_name_[InstKey(om.desc.indom, operands.columns()[c].inst)] =
           operands.columns()[c].instance;
     }
-    if (!all_raw_ && (raw_names_.empty() || !Chooses(raw_names_, om.name))) continue;
+    // Shown under the name it was asked by (an operand may have come first
+    // by another of its PMID's names).
+    std::string shown_as = om.name;
+    if (!all_raw_) {
+      shown_as.clear();
+      for (const std::string& n : om.desc.names.empty() ? std::vector<std::string>{om.name}
+                                                         : om.desc.names) {
+        if (!raw_names_.empty() && Chooses(raw_names_, n)) {
+          shown_as = n;
+          break;
+        }
+      }
+      if (shown_as.empty()) continue;
+    }
     ReplayMetric sm = om;
+    sm.name = shown_as;
     sm.columns.clear();
     for (size_t c : om.columns) {
       Column col = operands.columns()[c];

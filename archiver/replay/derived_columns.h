@@ -45,6 +45,10 @@ class DerivedColumns {
 
   // Whether no definition was chosen (the raw columns go straight through).
   bool empty() const { return derived_.empty(); }
+  // The chosen optional definitions (a set's formulas, PCP's global ones)
+  // whose operands the archives lack: libpcp still lists their names, and
+  // refuses them when looked up (PM_ERR_BADDERIVE).
+  const std::vector<std::string>& unbound() const { return unbound_; }
 
   // What the stream must decode: the user's raw metrics and every operand.
   const Selection& operands() const { return operand_selection_; }
@@ -78,6 +82,7 @@ class DerivedColumns {
   std::vector<std::string> raw_names_;  // the user's names that are not derived
   bool all_raw_ = false;                // the user named no metric
   std::vector<std::unique_ptr<Derived>> derived_;
+  std::vector<std::string> unbound_;
   ColumnSet shown_;
   std::vector<size_t> raw_source_;         // per raw shown column: its operand column
   std::vector<size_t> raw_metric_source_;  // per raw shown metric: its operand metric

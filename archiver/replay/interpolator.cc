@@ -120,6 +120,7 @@ Interpolator::Interpolator(const ColumnSet& columns, format::Timestamp base, con
 void Interpolator::Add(const Sample& s) {
   const int64_t ns = Ns(format::ToAbslTime(s.time));
   const double rel = Rel(ns);
+  if (ns > last_record_ns_ && last_record_ns_ != INT64_MIN) settled_ns_ = std::max(settled_ns_, ns - 1);
   last_record_ns_ = ns;
   if (s.mark) {
     if (ns <= ahead_mark_until_) return;  // seen ahead
@@ -199,6 +200,7 @@ void Interpolator::NothingMoreNow() {
   for (size_t c = 0; c < hist_.size(); ++c) {
     if (no_more_until_[c] != INT64_MAX) no_more_until_[c] = std::max(no_more_until_[c], last_record_ns_);
   }
+  settled_ns_ = std::max(settled_ns_, last_record_ns_);
 }
 
 void Interpolator::Finish() { finished_ = true; }
@@ -206,6 +208,7 @@ void Interpolator::Finish() { finished_ = true; }
 bool Interpolator::Ready(int64_t g) const {
   if (finished_) return true;
   if (last_record_ns_ < g) return false;  // a later record may still hold values at g
+  if (last_record_ns_ == g && settled_ns_ < g) return false;  // or another record at g
   if (last_mark_ns_ >= g) return true;    // a <mark> at or after g bounds every column
   for (size_t c = 0; c < hist_.size(); ++c) {
     if (Waiting(c, g)) return false;

@@ -147,6 +147,11 @@ class Interpolator {
   std::deque<int64_t> marks_;  // from the last one at or before the grid time
   int64_t last_mark_ns_ = INT64_MIN;
   int64_t last_record_ns_ = INT64_MIN;
+  // Every record at or before this time has been added: a record at g may
+  // be followed by another at g (pmlogger writes several records with one
+  // timestamp), so a row at g waits for a later record, the end, or
+  // NothingMoreNow.
+  int64_t settled_ns_ = INT64_MIN;
   bool finished_ = false;
   bool done_ = false;
   int64_t k_ = 0;         // index of the next grid time

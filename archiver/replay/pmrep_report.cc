@@ -1,5 +1,6 @@
 #include "archiver/replay/pmrep_report.h"
 
+#include <algorithm>
 #include <cfloat>
 #include <climits>
 #include <cmath>
@@ -125,18 +126,18 @@ bool Numeric(int32_t type) {
 
 // One metric's columns (pmconfig.py's validate_metrics, one iteration).
 absl::Status AddMetric(const PmrepOptions& o, const format::PmrepMetric& spec,
-                       const ColumnSet& set, const ReplayMetric& m,
+                       const ColumnSet& set, const ReplayMetric& m, const std::string& name,
                        std::vector<PmrepColumn>* out) {
   const format::Desc& d = m.desc;
   if (!Numeric(d.type) && d.type != format::kTypeString) {
     return absl::InvalidArgumentError(
-        absl::StrCat("Invalid metric ", m.name, " (Unknown or illegal metric type)"));
+        absl::StrCat("Invalid metric ", name, " (Unknown or illegal metric type)"));
   }
   std::vector<size_t> cols = m.columns;
   if (d.indom != format::kIndomNull && cols.empty()) {
     // pmGetInDom finds no instance domain record.
     return absl::InvalidArgumentError(absl::StrCat(
-        "Invalid metric ", m.name,
+        "Invalid metric ", name,
         " (PM_ERR_INDOM_LOG Instance domain identifier not defined in the PCP archive log)."));
   }
   const std::vector<std::string>& wanted = spec.instances.empty() ? o.instances : spec.instances;
@@ -161,7 +162,7 @@ absl::Status AddMetric(const PmrepOptions& o, const format::PmrepMetric& spec,
   base.type = format::kTypeDouble;
   if (!string) {
     absl::StatusOr<format::ScaleConversion> conv = format::ConvertToSpec(units, label);
-    if (!conv.ok()) return absl::InvalidArgumentError(absl::StrCat(m.name, ": ", conv.status().message()));
+    if (!conv.ok()) return absl::InvalidArgumentError(absl::StrCat(name, ": ", conv.status().message()));
     base.rate = conv->rate;
     base.scale = conv->scale;
     base.multiplier = conv->multiplier;
@@ -181,7 +182,7 @@ absl::Status AddMetric(const PmrepOptions& o, const format::PmrepMetric& spec,
   }
   base.precision = o.precision;
   if (!spec.precision.empty()) {
-    absl::StatusOr<int64_t> p = SpecInteger(spec.precision, m.name, false);
+    absl::StatusOr<int64_t> p = SpecInteger(spec.precision, name, false);
     if (!p.ok()) return p.status();
     base.precision = static_cast<int>(*p);
   }
@@ -192,11 +193,11 @@ absl::Status AddMetric(const PmrepOptions& o, const format::PmrepMetric& spec,
   if (o.limit_filter_force != 0) base.limit = o.limit_filter_force;
   if (string) base.limit = 0;
   base.discrete = d.sem == format::kSemDiscrete;
-  base.label = spec.label.empty() ? ShortLabel(m.name) : spec.label;
+  base.label = spec.label.empty() ? ShortLabel(name) : spec.label;
   base.unit_label = FormatUnitLabel(label);
   int64_t width = o.width;
   if (!spec.width.empty()) {
-    absl::StatusOr<int64_t> w = SpecInteger(spec.width, m.name, true);
+    absl::StatusOr<int64_t> w = SpecInteger(spec.width, name, true);
     if (!w.ok()) return w.status();
     width = *w;
   }
@@ -207,7 +208,7 @@ absl::Status AddMetric(const PmrepOptions& o, const format::PmrepMetric& spec,
   for (size_t c : cols) {
     PmrepColumn col = base;
     col.column = c;
-    col.name = indom ? absl::StrCat(m.name, "-", set.columns()[c].instance) : m.name;
+    col.name = indom ? absl::StrCat(name, "-", set.columns()[c].instance) : name;
     col.instance = indom ? set.columns()[c].instance : "";
     out->push_back(std::move(col));
   }
@@ -216,18 +217,49 @@ absl::Status AddMetric(const PmrepOptions& o, const format::PmrepMetric& spec,
 
 }  // namespace
 
-absl::StatusOr<std::vector<PmrepColumn>> LayOutPmrepColumns(const PmrepOptions& options,
-                                                            const ColumnSet& columns) {
+absl::StatusOr<std::vector<PmrepColumn>> LayOutPmrepColumns(
+    const PmrepOptions& options, const ColumnSet& columns,
+    const std::vector<std::string>& unbound_derived) {
   std::vector<PmrepColumn> out;
   std::set<size_t> used;  // metrics shown (pmrep ignores a metric named twice)
   for (const format::PmrepMetric& spec : options.metrics) {
-    bool found = false;
+    // The metrics the spec names, by any of their PMIDs' names, in
+    // libpcp's walk of the namespace (a subtree lists its metrics so);
+    // each under the first of its names the walk meets. A PMID shown
+    // already is not shown again (pmconfig.py ignores duplicate PMIDs).
+    auto named = [&](const std::string& n) {
+      return n == spec.name || absl::StartsWith(n, absl::StrCat(spec.name, "."));
+    };
+    struct Match {
+      size_t rank, metric;
+      const std::string* name;
+    };
+    for (const std::string& n : unbound_derived) {
+      if (named(n)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Invalid metric ", n, " (PM_ERR_BADDERIVE Derived metric definition failed)."));
+      }
+    }
+    std::vector<Match> matches;
     for (size_t i = 0; i < columns.metrics().size(); ++i) {
       const ReplayMetric& m = columns.metrics()[i];
-      if (m.name != spec.name && !absl::StartsWith(m.name, absl::StrCat(spec.name, "."))) continue;
-      found = true;
-      if (!used.insert(i).second) continue;
-      absl::Status s = AddMetric(options, spec, columns, m, &out);
+      std::optional<Match> best;
+      auto consider = [&](const std::string& n) {
+        if (!named(n)) return;
+        const size_t rank = columns.PmnsRank(n);
+        if (!best || rank < best->rank) best = Match{rank, i, &n};
+      };
+      consider(m.name);
+      for (const std::string& n : m.desc.names) consider(n);
+      if (best) matches.push_back(*best);
+    }
+    std::stable_sort(matches.begin(), matches.end(),
+                     [](const Match& a, const Match& b) { return a.rank < b.rank; });
+    const bool found = !matches.empty();
+    for (const Match& match : matches) {
+      if (!used.insert(match.metric).second) continue;
+      absl::Status s = AddMetric(options, spec, columns, columns.metrics()[match.metric],
+                                 *match.name, &out);
       if (!s.ok()) return s;
     }
     if (!found && !options.ignore_unknown) {
@@ -309,6 +341,10 @@ const std::vector<PmrepCell>& PmrepCells::Take(const ColumnSet& set, const Row& 
     if (std::optional<double> v = PmrepNumber(c, row, have_prev_ ? &prev_ : nullptr, seconds)) {
       cell.kind = PmrepCell::kNumber;
       cell.number = *v;
+      const ValueKind k = row.kind(c.column);
+      cell.exact = (c.type == format::kType64 || c.type == format::kTypeU64) && !c.rate &&
+                   c.scale == 1 && c.multiplier == 1 && (k == kInt || k == kUint);
+      cell.integer = row.bits[c.column];
     }
   }
   prev_ = row;
@@ -328,6 +364,12 @@ std::string PmrepTime(const std::string& fmt, format::Timestamp t, absl::TimeZon
     f = absl::StrReplaceAll(f, {{"%f", absl::StrFormat("%06d", t.nsec / 1000)}});
   }
   return absl::FormatTime(f, absl::FromUnixSeconds(t.sec), zone);
+}
+
+std::string PmrepNumberText(const PmrepColumn& col, const PmrepCell& cell) {
+  if (!cell.exact) return PmrepNumberText(col, cell.number);
+  return col.type == format::kType64 ? absl::StrCat(static_cast<int64_t>(cell.integer))
+                                     : absl::StrCat(cell.integer);
 }
 
 std::string PmrepNumberText(const PmrepColumn& col, double v) {

@@ -77,8 +77,12 @@ struct PmrepColumn {
 // metric name)", unless ignore_unknown), units that do not fit a metric,
 // a width, precision or limit that is not an integer; NotFound when no
 // column is left.
-absl::StatusOr<std::vector<PmrepColumn>> LayOutPmrepColumns(const PmrepOptions& options,
-                                                            const ColumnSet& columns);
+// `unbound_derived`: derived metrics whose operands the archives lack,
+// which a spec naming them (or their subtree) makes pmrep refuse
+// (PM_ERR_BADDERIVE).
+absl::StatusOr<std::vector<PmrepColumn>> LayOutPmrepColumns(
+    const PmrepOptions& options, const ColumnSet& columns,
+    const std::vector<std::string>& unbound_derived = {});
 
 // A cell as pmrep converts it: the number of column `col` at `row`, given
 // the previous row (nullptr at the first) and the seconds between them;
@@ -92,6 +96,11 @@ std::optional<double> PmrepNumber(const PmrepColumn& col, const Row& row, const 
 struct PmrepCell {
   enum Kind : uint8_t { kNone, kNumber, kString } kind = kNone;
   double number = 0;
+  // A 64-bit integer shown in its own type, unscaled and no rate: the
+  // fetchgroup copies it whole (2^64 - 1 stays so, where a double would
+  // round it), its bits here.
+  bool exact = false;
+  uint64_t integer = 0;
   std::string text;  // kString: the value as stored
 };
 
@@ -125,6 +134,8 @@ std::string PmrepTime(const std::string& fmt, format::Timestamp t, absl::TimeZon
 // The text of a number as pmrep writes it to CSV: integers as integers,
 // doubles with `precision` decimals, "inf", "-inf", "NaN".
 std::string PmrepNumberText(const PmrepColumn& col, double v);
+// The same for a cell of kNumber, exact integers as they are.
+std::string PmrepNumberText(const PmrepColumn& col, const PmrepCell& cell);
 
 }  // namespace mmvlog::archiver
 

@@ -66,17 +66,21 @@ absl::StatusOr<Replay> Replay::Open(const std::vector<std::string>& names, const
   absl::StatusOr<ArchiveSet> archives = ArchiveSet::Open(names);
   if (!archives.ok()) return archives.status();
   std::unique_ptr<DerivedColumns> d;
+  std::vector<std::string> unbound;
   if (!derived.empty()) {
     absl::StatusOr<std::unique_ptr<DerivedColumns>> p =
         DerivedColumns::Prepare(derived, *archives, selection);
     if (!p.ok()) return p.status();
+    unbound = (*p)->unbound();
     if (!(*p)->empty()) d = *std::move(p);
   }
   absl::StatusOr<ColumnSet> columns =
       ColumnSet::Build(*archives, d != nullptr ? d->operands() : selection);
   if (!columns.ok()) return columns.status();
   if (d != nullptr) d->Bind(*columns);
-  return Replay(std::move(*archives), std::move(*columns), std::move(d));
+  Replay replay(std::move(*archives), std::move(*columns), std::move(d));
+  replay.unbound_derived_ = std::move(unbound);
+  return replay;
 }
 
 // One piece: the stream's loop (records in, rows out) and its few states

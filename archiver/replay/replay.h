@@ -74,6 +74,9 @@ class Replay {
   const ArchiveSet& archives() const { return archives_; }
   // The columns shown: the chosen metrics, derived ones included.
   const ColumnSet& columns() const { return derived_ != nullptr ? derived_->shown() : columns_; }
+  // Derived metrics chosen whose operands the archives lack
+  // (DerivedColumns::unbound).
+  const std::vector<std::string>& unbound_derived() const { return unbound_derived_; }
 
   // Reads the recording once, giving records and rows to `outputs` in time
   // order, then ends each. `log` gets warnings as they are found (archives
@@ -88,6 +91,7 @@ class Replay {
   ArchiveSet archives_;
   ColumnSet columns_;  // what the stream decodes (derived metrics' operands too)
   std::unique_ptr<DerivedColumns> derived_;
+  std::vector<std::string> unbound_derived_;
 };
 
 }  // namespace mmvlog::archiver

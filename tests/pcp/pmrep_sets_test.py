@@ -268,6 +268,39 @@ class PmrepSetsTest(unittest.TestCase):
             self.assertNotEqual(q.returncode, 0)
             self.assertIn("Incompatible configuration file version", q.stderr)
 
+    def test_metric_names_as_pmrep_walks_them(self):
+        # Subtrees listed in libpcp's walk of the namespace (later branches
+        # first); a PMID under several names found by any, shown once; a
+        # subtree holding global derived metrics and archive ones shows
+        # both, and one whose derived metric lacks its operands is refused
+        # by both; 2^64 - 1 printed whole; two records at the archive's
+        # first time both seen by the first grid row.
+        empty = os.path.join(self.root, "empty.conf")
+        open(empty, "w").close()
+        cases = [
+            ("live/ml3", ["mmv"]), ("live/pl3", ["mmv"]), ("live/ml3", ["mmv.app.queue", "mmv"]),
+            ("pcpqa/gap2", ["sample.bin"]), ("pcpqa/gap2", ["sample.dupnames"]),
+            ("pcpqa/gap2", ["sample.dupnames.two.bin", "sample.bin"]), ("pcpqa/gap2", ["sample"]),
+            ("pcpqa/gap2", ["-e", "x=sample.dupnames.three.bin * 2", "x", "sample.bin"]),
+            ("pcpqa/20190628.06.31", ["kernel"]), ("pcpqa/20190628.06.31", ["network"]),
+            ("pcpqa/pcp-zeroconf", ["kernel.all"]), ("pcpqa/pcp-zeroconf", ["kernel.all", "-t", "7"]),
+        ]
+        for archive, args in cases:
+            a = ["-c", empty, "-a", os.path.join(RUNFILES, "tests/testdata", archive), "-s", "20"]
+            out = self.same(a + ["-o", "csv"] + args)
+            self.assertGreater(len(out.splitlines()), 2, (archive, args))
+        self.assertIn(",18446744073709551615", self.same(
+            ["-c", empty, "-a", os.path.join(PCPQA, "20190628.06.31"), "-s", "3", "-o", "csv",
+             "network.tcp.maxconn"]))
+        for archive, args in [("pcpqa/20190628.06.31", ["disk"]), ("pcpqa/pcp-zeroconf", ["disk"]),
+                              ("pcpqa/20201109-b", ["proc"])]:
+            p, q = self.both(["-c", empty, "-a", os.path.join(RUNFILES, "tests/testdata", archive),
+                              "-s", "3", "-o", "csv"] + args)
+            self.assertNotEqual(p.returncode, 0)
+            self.assertNotEqual(q.returncode, 0)
+            self.assertIn("PM_ERR_BADDERIVE", p.stderr)
+            self.assertIn("PM_ERR_BADDERIVE", q.stderr)
+
     def test_configuration_found_as_pmrep_finds_it(self):
         home = os.path.join(self.root, "home")
         cwd = os.path.join(self.root, "cwd")

@@ -25,10 +25,11 @@ bool Integral(int32_t type) {
 }
 
 // pmrep's format_stdout_value for a number.
-std::string NumberCell(const PmrepColumn& col, double v) {
+std::string NumberCell(const PmrepColumn& col, const PmrepCell& cell) {
   const int w = col.width;
+  const double v = cell.number;
   if (Integral(col.type)) {
-    const std::string t = PmrepNumberText(col, v);
+    const std::string t = PmrepNumberText(col, cell);
     return static_cast<int>(t.size()) > w ? Right("xxx", w) : Right(t, w);
   }
   if (std::isinf(v)) return Right(v > 0 ? (w >= 3 ? "inf" : "xxx") : (w >= 4 ? "-inf" : "xxx"), w);
@@ -122,7 +123,7 @@ void PmrepTextOutput::WriteHeader() {
 
 std::string PmrepTextOutput::CellText(size_t i, const PmrepCell& cell) const {
   const PmrepColumn& col = columns()[i];
-  if (cell.kind == PmrepCell::kNumber) return NumberCell(col, cell.number);
+  if (cell.kind == PmrepCell::kNumber) return NumberCell(col, cell);
   if (cell.kind == PmrepCell::kNone) return Right("N/A", col.width);
   std::string v = cell.text;
   const std::string& d = format_.delimiter;
