@@ -49,7 +49,18 @@ std::vector<format::DerivedDefinition> GlobalDerivedDefinitions() {
       files.push_back(p);
     }
   }
+  // libpcp's own derived metrics (PMIDs 511.0.1 and 511.0.2), there in
+  // every context, whatever the configuration: the flags and missed count
+  // of event records, which have values only inside unpacked records, so
+  // in pmrep and pmval always none; stated in the language as U32 discrete
+  // metrics with no value.
   std::vector<format::DerivedDefinition> out;
+  for (const char* name : {"event.flags", "event.missed"}) {
+    out.push_back({name,
+                   "0 ? mkconst(0, type=u32, semantics=discrete) : "
+                   "novalue(type=u32, semantics=discrete)",
+                   "libpcp", /*optional=*/true});
+  }
   for (const std::string& file : files) {
     absl::StatusOr<std::vector<format::DerivedDefinition>> defs = ReadDerivedFile(file);
     if (!defs.ok()) continue;

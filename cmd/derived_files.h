@@ -24,7 +24,7 @@ absl::StatusOr<std::vector<format::DerivedDefinition>> ReadDerivedFile(const std
 absl::StatusOr<std::vector<format::DerivedDefinition>> DerivedFromArgument(absl::string_view arg);
 
 // PCP's global derived metrics, as libpcp loads them for every context:
-// $PCP_DERIVED_CONFIG's files and directories (':' between them; "" none),
+// its own event.flags and event.missed first, then $PCP_DERIVED_CONFIG's files and directories (':' between them; "" none),
 // else $PCP_SYSCONF_DIR/derived (6.0.3's place) and
 // $PCP_VAR_DIR/config/derived (7.2's), a directory's files in name order.
 // Each is optional (DerivedDefinition::optional); a file that cannot be

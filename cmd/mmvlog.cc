@@ -97,6 +97,11 @@ int RunCommandLine(const std::vector<std::string>& args) {
   }
   std::unique_ptr<CLI::App> app = NewCommandApp(sub->name, sub->summary, sub->args_usage);
   Runner run = sub->define(app.get());
+  // As getopt in PCP's tools: an option given twice takes its last value
+  // (pmrep -s 20 ... -s 80); lists (-a, -i, -e) still gather every one.
+  for (CLI::Option* o : app->get_options()) {
+    if (o->get_expected_max() <= 1) o->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  }
   // Declared again, so that help lists it after the command's own options
   // (push's -h is pmlogpush's host).
   const CLI::Option* h = app->get_option_no_throw("-h");

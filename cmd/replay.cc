@@ -496,6 +496,18 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
   plan.pmval_rows = text && !csv && !json && !pmrep;
   plan.sleep_until = SleepUntil;
 
+  // pmrep's cells, each output its own, with the instances its
+  // fetchgroup names (pmrep_instance_names.h).
+  auto pmrep_cells = [&] {
+    archiver::PmrepCells cells(pmrep_columns);
+    std::vector<uint32_t> indoms;
+    for (const archiver::ReplayMetric& m : replay->columns().metrics()) {
+      if (m.desc.indom != format::kIndomNull) indoms.push_back(m.desc.indom);
+    }
+    cells.NameInstances(std::make_unique<archiver::PmrepInstanceNames>(
+        archiver::InDomTimeline(replay->archives(), indoms)));
+    return cells;
+  };
   std::vector<std::unique_ptr<archiver::Output>> owned;
   if (!f.to_mmv.empty()) {
     InstallStopSignals();
@@ -506,7 +518,7 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
       archiver::PmrepCsvFormat format{pmrep->header, pmrep->delimiter.value_or(","),
                                       pmrep->timefmt.value_or("%Y-%m-%d %H:%M:%S")};
       owned.push_back(std::make_unique<archiver::PmrepCsvOutput>(stdout, std::move(format),
-                                                                 pmrep_columns, samples));
+                                                                 pmrep_cells(), samples));
     } else if (csv) {
       owned.push_back(std::make_unique<archiver::CsvOutput>(stdout, samples));
     }
@@ -523,7 +535,7 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
       format.repeat_header = pmrep->repeat_header;
       format.colxrow = pmrep->colxrow;
       owned.push_back(std::make_unique<archiver::PmrepTextOutput>(stdout, std::move(format),
-                                                                  pmrep_columns, samples));
+                                                                  pmrep_cells(), samples));
     } else if (text) {
       // pmval -s 0: no row (TextOutput's negative count).
       owned.push_back(std::make_unique<archiver::TextOutput>(stdout, f.samples == 0 ? -1 : samples));

@@ -326,11 +326,29 @@ const std::vector<PmrepCell>& PmrepCells::Take(const ColumnSet& set, const Row& 
   any_.assign(set.metrics().size(), 0);
   for (const PmrepColumn& c : columns_) any_[set.columns()[c.column].metric] |= row.has(c.column);
   const double seconds = have_prev_ ? PmrepSeconds(prev_.time, row.time) : 0;
+  const int64_t context_ns =
+      row.time.sec * 1000000000 + static_cast<int64_t>(row.time.nsec) + context_step_ns_;
   for (size_t i = 0; i < columns_.size(); ++i) {
     const PmrepColumn& c = columns_[i];
-    if (c.discrete && !any_[set.columns()[c.column].metric]) continue;  // kept
+    const size_t metric = set.columns()[c.column].metric;
+    const format::Desc& desc = set.metrics()[metric].desc;
+    const bool indom = names_ != nullptr && desc.indom != format::kIndomNull;
+    if (indom && (i == 0 || columns_[i - 1].metric != c.metric)) {
+      // The fetchgroup takes the metrics in pmrep's order, each against
+      // the cache the ones before it left.
+      present_.clear();
+      for (size_t col : set.metrics()[metric].columns) {
+        if (row.has(col)) present_.push_back(set.columns()[col].inst);
+      }
+      names_->Fetch(desc.indom, desc.sem == format::kSemDiscrete, present_, context_ns);
+    }
+    if (c.discrete && !any_[metric]) continue;  // kept
     PmrepCell& cell = cells_[i];
     cell.kind = PmrepCell::kNone;
+    if (indom && set.columns()[c.column].inst >= 0 &&
+        !names_->Named(desc.indom, set.columns()[c.column].inst)) {
+      continue;  // no name: pmrep leaves the value out
+    }
     if (c.string) {
       if (row.kind(c.column) == kString) {
         cell.kind = PmrepCell::kString;

@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "archiver/replay/columns.h"
+#include "archiver/replay/pmrep_instance_names.h"
 #include "archiver/replay/row.h"
 #include "format/archive/archive_types.h"
 #include "format/text/pmrep_conf.h"
@@ -112,6 +114,12 @@ class PmrepCells {
  public:
   explicit PmrepCells(std::vector<PmrepColumn> columns) : columns_(std::move(columns)) {}
   const std::vector<PmrepColumn>& columns() const { return columns_; }
+  // Values of instances pmrep's fetchgroup could not name are left out
+  // (pmrep_instance_names.h); without it every instance is named.
+  void NameInstances(std::unique_ptr<PmrepInstanceNames> names) { names_ = std::move(names); }
+  // How far a fetch moves the context's time: the grid's step, 0 at the
+  // records (pmrep -u). Set before the first Take.
+  void SetContextStep(int64_t ns) { context_step_ns_ = ns; }
   // The cells of `row`, a row of `set`'s columns; valid until the next call.
   const std::vector<PmrepCell>& Take(const ColumnSet& set, const Row& row);
 
@@ -119,6 +127,9 @@ class PmrepCells {
   std::vector<PmrepColumn> columns_;
   std::vector<PmrepCell> cells_;
   std::vector<uint8_t> any_;  // per metric of the set: a value in this row
+  std::unique_ptr<PmrepInstanceNames> names_;
+  int64_t context_step_ns_ = 0;
+  std::vector<int32_t> present_;
   Row prev_;
   bool have_prev_ = false;
 };

@@ -284,6 +284,13 @@ class PmrepSetsTest(unittest.TestCase):
             ("pcpqa/gap2", ["-e", "x=sample.dupnames.three.bin * 2", "x", "sample.bin"]),
             ("pcpqa/20190628.06.31", ["kernel"]), ("pcpqa/20190628.06.31", ["network"]),
             ("pcpqa/pcp-zeroconf", ["kernel.all"]), ("pcpqa/pcp-zeroconf", ["kernel.all", "-t", "7"]),
+            ("pcpqa/gap2", ["event", "sample.bin"]),  # libpcp's own event.flags, event.missed
+            # Instances that come and go, named as the fetchgroup names them
+            # (its cache, looked up a step ahead): a value libpcp gives but
+            # pmrep leaves out; -s given twice, the last one wins.
+            ("pcpqa/kenj-pc-2", ["sample.mirage", "-t", "7", "-s", "80"]),
+            ("pcpqa/kenj-pc-2", ["sample.mirage", "-s", "80"]),
+            ("pcpqa/20201109-b", ["proc.psinfo", "-t", "3", "-s", "60"]),
         ]
         for archive, args in cases:
             a = ["-c", empty, "-a", os.path.join(RUNFILES, "tests/testdata", archive), "-s", "20"]

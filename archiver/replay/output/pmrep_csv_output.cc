@@ -1,5 +1,6 @@
 #include "archiver/replay/output/pmrep_csv_output.h"
 
+#include "absl/time/time.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 
@@ -7,6 +8,7 @@ namespace mmvlog::archiver {
 
 void PmrepCsvOutput::Begin(const ReplayHeader& header) {
   Output::Begin(header);
+  cells_.SetContextStep(header.grid ? absl::ToInt64Nanoseconds(header.step) : 0);
   if (!format_.header) return;
   std::string& out = text_.buffer();
   out += "Time";

@@ -30,9 +30,9 @@ struct PmrepCsvFormat {
 class PmrepCsvOutput : public Output {
  public:
   // At most `max_rows` lines after the header (0: all).
-  PmrepCsvOutput(std::FILE* to, PmrepCsvFormat format, std::vector<PmrepColumn> columns,
+  PmrepCsvOutput(std::FILE* to, PmrepCsvFormat format, PmrepCells cells,
                  int64_t max_rows)
-      : text_(to), format_(std::move(format)), cells_(std::move(columns)), max_rows_(max_rows) {}
+      : text_(to), format_(std::move(format)), cells_(std::move(cells)), max_rows_(max_rows) {}
 
   void Begin(const ReplayHeader& header) override;
   bool TakeRow(const Row& row) override;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "absl/time/time.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
@@ -49,6 +50,7 @@ std::string NumberCell(const PmrepColumn& col, const PmrepCell& cell) {
 
 void PmrepTextOutput::Begin(const ReplayHeader& header) {
   Output::Begin(header);
+  cells_.SetContextStep(header.grid ? absl::ToInt64Nanoseconds(header.step) : 0);
   if (format_.timestamp) {
     time_width_ = PmrepTime(format_.timefmt, format::Timestamp{}, header.zone).size();
   }

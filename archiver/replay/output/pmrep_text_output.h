@@ -46,9 +46,9 @@ struct PmrepTextFormat {
 
 class PmrepTextOutput : public Output {
  public:
-  PmrepTextOutput(std::FILE* to, PmrepTextFormat format, std::vector<PmrepColumn> columns,
+  PmrepTextOutput(std::FILE* to, PmrepTextFormat format, PmrepCells cells,
                   int64_t max_rows)
-      : text_(to), format_(std::move(format)), cells_(std::move(columns)), max_rows_(max_rows) {}
+      : text_(to), format_(std::move(format)), cells_(std::move(cells)), max_rows_(max_rows) {}
 
   void Begin(const ReplayHeader& header) override;
   bool TakeRow(const Row& row) override;

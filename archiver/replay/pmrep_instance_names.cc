@@ -1,0 +1,71 @@
+#include "archiver/replay/pmrep_instance_names.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "format/archive/meta_indom.h"
+
+namespace mmvlog::archiver {
+
+void PmrepInstanceNames::Fetch(uint32_t indom, bool discrete, const std::vector<int32_t>& present,
+                               int64_t context_ns) {
+  if (discrete && present.empty()) return;  // "leave outputs alone"
+  Cache& c = caches_[indom];
+  if (c.refreshed) {
+    for (int32_t inst : present) {
+      if (!std::binary_search(c.insts.begin(), c.insts.end(), inst)) {
+        c.refreshed = false;
+        break;
+      }
+    }
+  }
+  if (c.refreshed) return;
+  c.refreshed = true;
+  c.insts.clear();
+  auto it = timeline_.find(indom);
+  const Observation* at = nullptr;
+  if (it != timeline_.end()) {
+    for (const Observation& o : it->second) {
+      if (o.ns > context_ns) break;
+      at = &o;
+    }
+  }
+  if (at == nullptr) {
+    c.refreshed = false;  // PM_ERR_INDOM_LOG: tried again at the next fetch
+    return;
+  }
+  c.insts = at->insts;
+}
+
+bool PmrepInstanceNames::Named(uint32_t indom, int32_t inst) const {
+  auto it = caches_.find(indom);
+  return it != caches_.end() &&
+         std::binary_search(it->second.insts.begin(), it->second.insts.end(), inst);
+}
+
+PmrepInstanceNames::Timeline InDomTimeline(const ArchiveSet& archives,
+                                           const std::vector<uint32_t>& indoms) {
+  PmrepInstanceNames::Timeline out;
+  for (uint32_t indom : indoms) {
+    std::vector<PmrepInstanceNames::Observation>& obs = out[indom];
+    for (const ArchiveEntry& a : archives.archives()) {
+      if (a.catalog == nullptr) continue;
+      auto it = a.catalog->meta.indoms.find(indom);
+      if (it == a.catalog->meta.indoms.end()) continue;
+      for (const format::InDom& d : it->second) {
+        PmrepInstanceNames::Observation o;
+        o.ns = d.timestamp.sec * 1000000000 + d.timestamp.nsec;
+        for (const format::InDomInstance& i : d.instances) {
+          if (!i.deleted) o.insts.push_back(i.inst);
+        }
+        std::sort(o.insts.begin(), o.insts.end());
+        obs.push_back(std::move(o));
+      }
+    }
+    std::stable_sort(obs.begin(), obs.end(),
+                     [](const auto& a, const auto& b) { return a.ns < b.ns; });
+  }
+  return out;
+}
+
+}  // namespace mmvlog::archiver
