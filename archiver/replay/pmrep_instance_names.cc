@@ -8,23 +8,24 @@
 namespace mmvlog::archiver {
 
 void PmrepInstanceNames::Fetch(uint32_t indom, bool discrete, const std::vector<int32_t>& present,
-                               int64_t context_ns) {
-  if (discrete && present.empty()) return;  // "leave outputs alone"
+                               int64_t context_ns, Known* outputs) {
   Cache& c = caches_[indom];
+  if (discrete && present.empty()) return;  // "leave outputs alone"
   if (c.refreshed) {
     for (int32_t inst : present) {
-      if (!std::binary_search(c.insts.begin(), c.insts.end(), inst)) {
+      if (!Named(c.insts, inst)) {
         c.refreshed = false;
         break;
       }
     }
   }
-  if (c.refreshed) return;
+  if (c.refreshed) {
+    *outputs = c.insts;
+    return;
+  }
   c.refreshed = true;
-  c.insts.clear();
-  auto it = timeline_.find(indom);
   const Observation* at = nullptr;
-  if (it != timeline_.end()) {
+  if (auto it = timeline_.find(indom); it != timeline_.end()) {
     for (const Observation& o : it->second) {
       if (o.ns > context_ns) break;
       at = &o;
@@ -32,15 +33,11 @@ void PmrepInstanceNames::Fetch(uint32_t indom, bool discrete, const std::vector<
   }
   if (at == nullptr) {
     c.refreshed = false;  // PM_ERR_INDOM_LOG: tried again at the next fetch
-    return;
+    c.insts = nullptr;
+  } else {
+    c.insts = std::make_shared<const std::vector<int32_t>>(at->insts);
   }
-  c.insts = at->insts;
-}
-
-bool PmrepInstanceNames::Named(uint32_t indom, int32_t inst) const {
-  auto it = caches_.find(indom);
-  return it != caches_.end() &&
-         std::binary_search(it->second.insts.begin(), it->second.insts.end(), inst);
+  *outputs = c.insts;
 }
 
 PmrepInstanceNames::Timeline InDomTimeline(const ArchiveSet& archives,

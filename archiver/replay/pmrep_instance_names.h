@@ -9,11 +9,21 @@
 // a later observation drops can lose its name while libpcp still gives
 // its value (PCP QA's pcp-atop: a process's last row blank in pmrep, its
 // value in pmval). A DISCRETE metric with no value leaves the cache as it
-// is. Policy only: the observations come in, the names' presence goes out.
+// is. Not reproduced: a refill frees the block of names that the outputs
+// of the metrics taken before it (and of DISCRETE metrics kept from
+// earlier fetches) still point into (libpcp 6.0.3), and whether pmrep then
+// shows their values depends on what glibc has written there since: PCP
+// QA's bug1057 (of pmcd.pmlogger.port and .archive, of one short-named
+// instance, only the one named first shows) and 20180127.08.40 (at a
+// record that brings a new process, the kept proc.psinfo.* are blank).
+// Seen only where one fetch meets a new instance after values of others.
+// Policy only: the observations come in, the names' presence goes out.
 #ifndef MMVLOG_ARCHIVER_REPLAY_PMREP_INSTANCE_NAMES_H_
 #define MMVLOG_ARCHIVER_REPLAY_PMREP_INSTANCE_NAMES_H_
 
+#include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -32,17 +42,27 @@ class PmrepInstanceNames {
 
   explicit PmrepInstanceNames(Timeline timeline) : timeline_(std::move(timeline)) {}
 
-  // One metric's part of a fetch: the instances it has values for, the
-  // context's time after the fetch (the fetch's time plus the step when
-  // interpolating, the record's time otherwise).
-  void Fetch(uint32_t indom, bool discrete, const std::vector<int32_t>& present, int64_t context_ns);
-  // Whether the last Fetch of `indom` left `inst` a name.
-  bool Named(uint32_t indom, int32_t inst) const;
+  // The instances a metric can name: the cache as its part of the fetch
+  // left it (sorted; null: none).
+  using Known = std::shared_ptr<const std::vector<int32_t>>;
+
+  // One metric's part of a fetch, taken in the fetchgroup's order (the
+  // metrics last added first: pmrep's order reversed): the instances it
+  // has values for, the context's time after the fetch (the fetch's time
+  // plus the step when interpolating, the record's time otherwise), and
+  // `outputs`, the names its outputs hold (the metric's own, kept from
+  // fetch to fetch: a DISCRETE metric without values keeps its outputs
+  // and their names).
+  void Fetch(uint32_t indom, bool discrete, const std::vector<int32_t>& present,
+             int64_t context_ns, Known* outputs);
+  static bool Named(const Known& known, int32_t inst) {
+    return known != nullptr && std::binary_search(known->begin(), known->end(), inst);
+  }
 
  private:
   struct Cache {
     bool refreshed = false;
-    std::vector<int32_t> insts;  // sorted
+    Known insts;
   };
   Timeline timeline_;
   absl::flat_hash_map<uint32_t, Cache> caches_;

@@ -325,28 +325,47 @@ const std::vector<PmrepCell>& PmrepCells::Take(const ColumnSet& set, const Row& 
   cells_.resize(columns_.size());
   any_.assign(set.metrics().size(), 0);
   for (const PmrepColumn& c : columns_) any_[set.columns()[c.column].metric] |= row.has(c.column);
+  failed_.resize(set.metrics().size(), 0);
+  for (size_t m = 0; m < set.metrics().size(); ++m) {
+    if (m < row.empty_sets.size() && row.empty_sets[m] == kUnnamedValues) any_[m] = 1;
+    if (m < row.empty_sets.size() && row.empty_sets[m] == kErrorSet) {
+      failed_[m] = 1;
+    } else if (any_[m]) {
+      failed_[m] = 0;
+    }
+  }
   const double seconds = have_prev_ ? PmrepSeconds(prev_.time, row.time) : 0;
-  const int64_t context_ns =
-      row.time.sec * 1000000000 + static_cast<int64_t>(row.time.nsec) + context_step_ns_;
-  for (size_t i = 0; i < columns_.size(); ++i) {
-    const PmrepColumn& c = columns_[i];
-    const size_t metric = set.columns()[c.column].metric;
-    const format::Desc& desc = set.metrics()[metric].desc;
-    const bool indom = names_ != nullptr && desc.indom != format::kIndomNull;
-    if (indom && (i == 0 || columns_[i - 1].metric != c.metric)) {
-      // The fetchgroup takes the metrics in pmrep's order, each against
-      // the cache the ones before it left.
+  if (names_ != nullptr && !columns_.empty()) {
+    // The fetchgroup takes the metrics last added first, each against the
+    // cache the ones before it left.
+    const int64_t context_ns =
+        row.time.sec * 1000000000 + static_cast<int64_t>(row.time.nsec) + context_step_ns_;
+    outputs_.resize(columns_.back().metric + 1);
+    for (size_t i = columns_.size(); i-- > 0;) {
+      const PmrepColumn& c = columns_[i];
+      if (i + 1 < columns_.size() && columns_[i + 1].metric == c.metric) continue;
+      const size_t metric = set.columns()[c.column].metric;
+      const format::Desc& desc = set.metrics()[metric].desc;
+      if (desc.indom == format::kIndomNull) continue;
       present_.clear();
       for (size_t col : set.metrics()[metric].columns) {
         if (row.has(col)) present_.push_back(set.columns()[col].inst);
       }
-      names_->Fetch(desc.indom, desc.sem == format::kSemDiscrete, present_, context_ns);
+      names_->Fetch(desc.indom, desc.sem == format::kSemDiscrete, present_, context_ns,
+                    &outputs_[c.metric]);
     }
-    if (c.discrete && !any_[metric]) continue;  // kept
+  }
+  for (size_t i = 0; i < columns_.size(); ++i) {
+    const PmrepColumn& c = columns_[i];
+    const size_t metric = set.columns()[c.column].metric;
     PmrepCell& cell = cells_[i];
+    const bool named_indom = names_ != nullptr && set.columns()[c.column].inst >= 0 &&
+                             set.metrics()[metric].desc.indom != format::kIndomNull;
+    if (c.discrete && !any_[metric] && !failed_[metric]) continue;  // kept
     cell.kind = PmrepCell::kNone;
-    if (indom && set.columns()[c.column].inst >= 0 &&
-        !names_->Named(desc.indom, set.columns()[c.column].inst)) {
+    if (failed_[metric]) continue;
+    if (named_indom &&
+        !PmrepInstanceNames::Named(outputs_[c.metric], set.columns()[c.column].inst)) {
       continue;  // no name: pmrep leaves the value out
     }
     if (c.string) {

@@ -127,9 +127,14 @@ class PmrepCells {
   std::vector<PmrepColumn> columns_;
   std::vector<PmrepCell> cells_;
   std::vector<uint8_t> any_;  // per metric of the set: a value in this row
+  // Per metric of the set: its last set was a PCP error (the fetchgroup's
+  // status stays so, and a DISCRETE metric keeps no cells, until values come).
+  std::vector<uint8_t> failed_;
   std::unique_ptr<PmrepInstanceNames> names_;
   int64_t context_step_ns_ = 0;
   std::vector<int32_t> present_;
+  // Per shown metric: the names its outputs hold.
+  std::vector<PmrepInstanceNames::Known> outputs_;
   Row prev_;
   bool have_prev_ = false;
 };

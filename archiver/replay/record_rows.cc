@@ -1,5 +1,6 @@
 #include "archiver/replay/record_rows.h"
 
+#include <algorithm>
 #include <bit>
 
 #include "absl/time/time.h"
@@ -33,11 +34,20 @@ const Row* RecordRows::Take(const Sample& s) {
   }
   if (s.record != nullptr) {
     for (const format::DecodedValueSet& set : s.record->sets) {
-      if (set.numval > 0) continue;
+      if (set.numval > 0 && !s.unnamed) continue;
       const ptrdiff_t m = columns_.MetricOf(set.pmid);
       if (m < 0) continue;
+      if (set.numval > 0) {
+        // Values of instances without a column only: the metric's fetch
+        // had values (a DISCRETE metric's last ones are not kept).
+        const ReplayMetric& rm = columns_.metrics()[m];
+        const bool any = std::any_of(s.values.begin(), s.values.end(), [&](const SampleValue& v) {
+          return columns_.columns()[v.column].metric == static_cast<size_t>(m);
+        });
+        if (any || rm.columns.empty()) continue;
+      }
       row_.empty_sets.resize(columns_.metrics().size(), kNotEmpty);
-      row_.empty_sets[m] = set.numval == 0 ? kEmptySet : kErrorSet;
+      row_.empty_sets[m] = set.numval > 0 ? kUnnamedValues : set.numval == 0 ? kEmptySet : kErrorSet;
     }
   }
   const int64_t now_ns = absl::ToUnixNanos(format::ToAbslTime(s.time));

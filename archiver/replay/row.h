@@ -16,8 +16,10 @@
 
 namespace mmvlog::archiver {
 
-// A metric's set in a record that holds no value (Row::empty_sets).
-enum EmptySet : uint8_t { kNotEmpty = 0, kEmptySet, kErrorSet };
+// A metric's set in a record that holds no value (Row::empty_sets); or
+// values, but none of an instance with a column (no name in the metadata:
+// pmdumplog's "???"), so that the row has none of them.
+enum EmptySet : uint8_t { kNotEmpty = 0, kEmptySet, kErrorSet, kUnnamedValues };
 
 // What a cell shows as a number.
 enum NumberState : uint8_t {

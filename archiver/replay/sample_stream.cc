@@ -118,6 +118,7 @@ bool SampleStream::Decode(const format::DecodedResult& r) {
   sample_.virtual_mark = false;
   sample_.chosen = false;
   sample_.listed = false;
+  sample_.unnamed = false;
   sample_.record = &r;
   sample_.values.clear();
   sample_.strings.clear();
@@ -143,7 +144,10 @@ bool SampleStream::Decode(const format::DecodedResult& r) {
         p.last_inst[k] = v.inst;
         p.last_column[k] = column;
       }
-      if (column < 0) continue;  // an instance no indom record names, as pmrep drops it
+      if (column < 0) {  // an instance no indom record names, as pmrep drops it
+        sample_.unnamed = true;
+        continue;
+      }
       SampleValue out;
       out.column = static_cast<uint32_t>(column);
       if (format::IsFixedNumericType(p.type)) {

@@ -50,6 +50,7 @@ struct Sample {
   bool virtual_mark = false;  // the join
   bool chosen = false;        // holds a value of a chosen column
   bool listed = false;        // holds a set of a chosen metric, values or not
+  bool unnamed = false;       // a chosen metric's value dropped: its instance has no column
   std::vector<SampleValue> values;  // the chosen columns', in record order
   std::vector<std::string> strings;
   // The record itself (nullptr for the join of two archives), valid until

@@ -163,7 +163,8 @@ bool TextOutput::TakeRow(const Row& row) {
       if (row.has(c)) fetch[columns.columns()[c].metric] = kGotValues;
     }
     for (size_t m = 0; m < row.empty_sets.size() && m < metrics; ++m) {
-      if (fetch[m] == kNone && row.empty_sets[m] != kNotEmpty) {
+      if (fetch[m] == kNone && row.empty_sets[m] != kNotEmpty &&
+          row.empty_sets[m] != kUnnamedValues) {
         fetch[m] = row.empty_sets[m] == kEmptySet ? kGotNoValues : kGotError;
       }
     }

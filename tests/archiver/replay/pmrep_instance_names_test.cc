@@ -22,33 +22,45 @@ PmrepInstanceNames Names() {
 
 TEST(PmrepInstanceNames, FirstFetchFillsFromTheObservationAtTheContextTime) {
   PmrepInstanceNames n = Names();
-  n.Fetch(kIndom, false, {}, 5);  // before any observation: nothing, and tried again
-  EXPECT_FALSE(n.Named(kIndom, 1));
-  n.Fetch(kIndom, false, {}, 12);
-  EXPECT_TRUE(n.Named(kIndom, 1));
-  EXPECT_TRUE(n.Named(kIndom, 2));
-  EXPECT_FALSE(n.Named(kIndom, 3));
+  PmrepInstanceNames::Known known;
+  // Before any observation: nothing, and tried again.
+  n.Fetch(kIndom, false, {}, 5, &known);
+  EXPECT_FALSE(PmrepInstanceNames::Named(known, 1));
+  n.Fetch(kIndom, false, {}, 12, &known);
+  EXPECT_TRUE(PmrepInstanceNames::Named(known, 1));
+  EXPECT_TRUE(PmrepInstanceNames::Named(known, 2));
+  EXPECT_FALSE(PmrepInstanceNames::Named(known, 3));
 }
 
 TEST(PmrepInstanceNames, KnownInstancesKeepTheCacheUnknownOnesRefreshIt) {
   PmrepInstanceNames n = Names();
-  n.Fetch(kIndom, false, {1, 2}, 12);
+  PmrepInstanceNames::Known before, after;
+  n.Fetch(kIndom, false, {1, 2}, 12, &before);
   // Instance 1 left the domain at 20, but nothing new came: its name stays.
-  n.Fetch(kIndom, false, {1, 2}, 25);
-  EXPECT_TRUE(n.Named(kIndom, 1));
+  n.Fetch(kIndom, false, {1, 2}, 25, &before);
+  EXPECT_TRUE(PmrepInstanceNames::Named(before, 1));
   // 3 is new: the cache is refilled at 25, where 1 has no name any more
-  // though its value may still be given.
-  n.Fetch(kIndom, false, {1, 3}, 25);
-  EXPECT_FALSE(n.Named(kIndom, 1));
-  EXPECT_TRUE(n.Named(kIndom, 3));
+  // though its value may still be given; a metric taken before the refill
+  // keeps the names it had.
+  n.Fetch(kIndom, false, {1, 3}, 25, &after);
+  EXPECT_FALSE(PmrepInstanceNames::Named(after, 1));
+  EXPECT_TRUE(PmrepInstanceNames::Named(after, 3));
+  EXPECT_TRUE(PmrepInstanceNames::Named(before, 1));
 }
 
 TEST(PmrepInstanceNames, ADiscreteMetricWithoutValuesLeavesTheCache) {
   PmrepInstanceNames n = Names();
-  n.Fetch(kIndom, true, {}, 12);  // no values: no first fill either
-  EXPECT_FALSE(n.Named(kIndom, 1));
-  n.Fetch(kIndom, true, {1}, 12);
-  EXPECT_TRUE(n.Named(kIndom, 1));
+  PmrepInstanceNames::Known kept, other;
+  // No values: no first fill either.
+  n.Fetch(kIndom, true, {}, 12, &kept);
+  EXPECT_FALSE(PmrepInstanceNames::Named(kept, 1));
+  n.Fetch(kIndom, true, {1}, 12, &kept);
+  EXPECT_TRUE(PmrepInstanceNames::Named(kept, 1));
+  // Kept outputs keep their names when another metric refills the cache.
+  n.Fetch(kIndom, false, {3}, 22, &other);
+  n.Fetch(kIndom, true, {}, 22, &kept);
+  EXPECT_TRUE(PmrepInstanceNames::Named(kept, 1));
+  EXPECT_FALSE(PmrepInstanceNames::Named(other, 1));
 }
 
 }  // namespace
