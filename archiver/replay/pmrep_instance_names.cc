@@ -1,6 +1,7 @@
 #include "archiver/replay/pmrep_instance_names.h"
 
 #include <algorithm>
+#include <iterator>
 #include <utility>
 
 #include "format/archive/meta_indom.h"
@@ -35,7 +36,7 @@ void PmrepInstanceNames::Fetch(uint32_t indom, bool discrete, const std::vector<
     c.refreshed = false;  // PM_ERR_INDOM_LOG: tried again at the next fetch
     c.insts = nullptr;
   } else {
-    c.insts = std::make_shared<const std::vector<int32_t>>(at->insts);
+    c.insts = std::make_shared<const Observation>(*at);
   }
   *outputs = c.insts;
 }
@@ -61,6 +62,17 @@ PmrepInstanceNames::Timeline InDomTimeline(const ArchiveSet& archives,
     }
     std::stable_sort(obs.begin(), obs.end(),
                      [](const auto& a, const auto& b) { return a.ns < b.ns; });
+    obs.erase(std::unique(obs.begin(), obs.end(),
+                          [](const auto& a, const auto& b) { return a.insts == b.insts; }),
+              obs.end());
+    std::vector<int32_t> every;
+    for (const PmrepInstanceNames::Observation& o : obs) {
+      std::vector<int32_t> both;
+      std::set_union(every.begin(), every.end(), o.insts.begin(), o.insts.end(),
+                     std::back_inserter(both));
+      every = std::move(both);
+    }
+    for (PmrepInstanceNames::Observation& o : obs) o.all = o.insts.size() == every.size();
   }
   return out;
 }

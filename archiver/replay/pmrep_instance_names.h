@@ -36,6 +36,7 @@ class PmrepInstanceNames {
   struct Observation {
     int64_t ns = 0;
     std::vector<int32_t> insts;  // sorted
+    bool all = false;            // every instance the domain ever holds
   };
   // Per instance domain, its observations oldest first.
   using Timeline = absl::flat_hash_map<uint32_t, std::vector<Observation>>;
@@ -43,8 +44,18 @@ class PmrepInstanceNames {
   explicit PmrepInstanceNames(Timeline timeline) : timeline_(std::move(timeline)) {}
 
   // The instances a metric can name: the cache as its part of the fetch
-  // left it (sorted; null: none).
-  using Known = std::shared_ptr<const std::vector<int32_t>>;
+  // left it (null: none).
+  using Known = std::shared_ptr<const Observation>;
+
+  // Whether no fetch can change `indom`'s cache any more: filled with an
+  // observation of every instance the domain holds (an instance domain
+  // that never changes), so a metric of it names every instance (the
+  // common case, checked without looking at the values).
+  bool Settled(uint32_t indom) const {
+    auto it = caches_.find(indom);
+    return it != caches_.end() && it->second.refreshed && it->second.insts->all;
+  }
+  const Known& Current(uint32_t indom) const { return caches_.find(indom)->second.insts; }
 
   // One metric's part of a fetch, taken in the fetchgroup's order (the
   // metrics last added first: pmrep's order reversed): the instances it
@@ -56,7 +67,8 @@ class PmrepInstanceNames {
   void Fetch(uint32_t indom, bool discrete, const std::vector<int32_t>& present,
              int64_t context_ns, Known* outputs);
   static bool Named(const Known& known, int32_t inst) {
-    return known != nullptr && std::binary_search(known->begin(), known->end(), inst);
+    return known != nullptr &&
+           (known->all || std::binary_search(known->insts.begin(), known->insts.end(), inst));
   }
 
  private:
@@ -68,7 +80,8 @@ class PmrepInstanceNames {
   absl::flat_hash_map<uint32_t, Cache> caches_;
 };
 
-// The observations of `indoms` over every archive, oldest first.
+// The observations of `indoms` over every archive, oldest first (one of
+// consecutive equal observations, the first: the cache fills the same).
 PmrepInstanceNames::Timeline InDomTimeline(const ArchiveSet& archives,
                                            const std::vector<uint32_t>& indoms);
 

@@ -347,12 +347,19 @@ const std::vector<PmrepCell>& PmrepCells::Take(const ColumnSet& set, const Row& 
       const size_t metric = set.columns()[c.column].metric;
       const format::Desc& desc = set.metrics()[metric].desc;
       if (desc.indom == format::kIndomNull) continue;
+      const std::vector<size_t>& cols = set.metrics()[metric].columns;
+      const bool discrete = desc.sem == format::kSemDiscrete;
+      if (names_->Settled(desc.indom)) {
+        if (!discrete || std::any_of(cols.begin(), cols.end(), [&](size_t k) { return row.has(k); })) {
+          outputs_[c.metric] = names_->Current(desc.indom);
+        }
+        continue;
+      }
       present_.clear();
-      for (size_t col : set.metrics()[metric].columns) {
+      for (size_t col : cols) {
         if (row.has(col)) present_.push_back(set.columns()[col].inst);
       }
-      names_->Fetch(desc.indom, desc.sem == format::kSemDiscrete, present_, context_ns,
-                    &outputs_[c.metric]);
+      names_->Fetch(desc.indom, discrete, present_, context_ns, &outputs_[c.metric]);
     }
   }
   for (size_t i = 0; i < columns_.size(); ++i) {

@@ -291,6 +291,10 @@ class PmrepSetsTest(unittest.TestCase):
             ("pcpqa/kenj-pc-2", ["sample.mirage", "-t", "7", "-s", "80"]),
             ("pcpqa/kenj-pc-2", ["sample.mirage", "-s", "80"]),
             ("pcpqa/20201109-b", ["proc.psinfo", "-t", "3", "-s", "60"]),
+            # At the records: a set that is a PCP error blanks a DISCRETE
+            # metric's kept value; a record with values of instances the
+            # metadata does not name clears them too.
+            ("pcpqa/20190628.06.31", ["mmv", "-u"]), ("pcpqa/pcp-zeroconf", ["pmcd.pmlogger", "-u"]),
         ]
         for archive, args in cases:
             a = ["-c", empty, "-a", os.path.join(RUNFILES, "tests/testdata", archive), "-s", "20"]

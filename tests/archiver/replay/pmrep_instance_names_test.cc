@@ -16,7 +16,7 @@ constexpr uint32_t kIndom = 7;
 
 PmrepInstanceNames Names() {
   PmrepInstanceNames::Timeline t;
-  t[kIndom] = {{10, {1, 2}}, {20, {2, 3}}, {30, {3}}};
+  t[kIndom] = {{10, {1, 2}, false}, {20, {2, 3}, false}, {30, {3}, false}};
   return PmrepInstanceNames(std::move(t));
 }
 
@@ -61,6 +61,18 @@ TEST(PmrepInstanceNames, ADiscreteMetricWithoutValuesLeavesTheCache) {
   n.Fetch(kIndom, true, {}, 22, &kept);
   EXPECT_TRUE(PmrepInstanceNames::Named(kept, 1));
   EXPECT_FALSE(PmrepInstanceNames::Named(other, 1));
+}
+
+TEST(PmrepInstanceNames, ADomainThatNeverChangesSettles) {
+  PmrepInstanceNames::Timeline t;
+  t[kIndom] = {{10, {1, 2}, true}};
+  PmrepInstanceNames n(std::move(t));
+  EXPECT_FALSE(n.Settled(kIndom));
+  PmrepInstanceNames::Known known;
+  n.Fetch(kIndom, false, {1}, 12, &known);
+  EXPECT_TRUE(n.Settled(kIndom));
+  EXPECT_EQ(n.Current(kIndom), known);
+  EXPECT_TRUE(PmrepInstanceNames::Named(known, 2));
 }
 
 }  // namespace
