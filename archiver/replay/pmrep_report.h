@@ -152,6 +152,8 @@ std::string PmrepTime(const std::string& fmt, format::Timestamp t, absl::TimeZon
 std::string PmrepNumberText(const PmrepColumn& col, double v);
 // The same for a cell of kNumber, exact integers as they are.
 std::string PmrepNumberText(const PmrepColumn& col, const PmrepCell& cell);
+// The same, appended to `out`.
+void AppendPmrepNumber(const PmrepColumn& col, const PmrepCell& cell, std::string* out);
 
 }  // namespace mmvlog::archiver
 

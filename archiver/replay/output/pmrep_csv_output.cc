@@ -35,7 +35,7 @@ bool PmrepCsvOutput::TakeRow(const Row& row) {
     out += d;
     const PmrepCell& cell = cells[i];
     if (cell.kind == PmrepCell::kNumber) {
-      out += PmrepNumberText(cells_.columns()[i], cell);
+      AppendPmrepNumber(cells_.columns()[i], cell, &out);
     } else if (cell.kind == PmrepCell::kString) {
       // The delimiter taken out of strings (unless white space), as pmrep.
       std::string v = spaced ? cell.text : absl::StrReplaceAll(cell.text, {{d, d == "_" ? " " : "_"}});

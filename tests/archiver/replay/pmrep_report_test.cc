@@ -2,8 +2,13 @@
 // a double above (double)LLONG_MAX or (double)ULLONG_MAX is truncated to
 // no value; exactly those bounds reach the cast, as x86-64 makes it).
 #include <bit>
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <optional>
+#include <random>
+#include <string>
 
 #include "archiver/replay/pmrep_report.h"
 #include "archiver/replay/row.h"
@@ -38,6 +43,35 @@ TEST(PmrepNumber, SixtyFourBitBoundsAsLibpcpConvertsThem) {
   EXPECT_EQ(Convert(2147483647.5, format::kType32), std::nullopt);
   EXPECT_EQ(Convert(-2147483648.0, format::kType32), -2147483648.0);
   EXPECT_EQ(Convert(4294967295.0, format::kTypeU32), 4294967295.0);
+}
+
+// The CSV's numbers are printf's "%.*f" (pmrep formats them so), written
+// without printf: the same bytes for random doubles of every size, halves
+// that round to even, and every precision a set may ask for.
+TEST(PmrepNumberText, AsPrintfFixedForEveryDoubleAndPrecision) {
+  std::mt19937_64 rng(7);
+  PmrepColumn col;
+  col.type = format::kTypeDouble;
+  char want[1024];
+  for (int i = 0; i < 200000; ++i) {
+    double v = 0;
+    switch (i % 4) {
+      case 0: v = std::ldexp(static_cast<double>(rng() >> 11), static_cast<int>(rng() % 80) - 60); break;
+      case 1: v = static_cast<double>(rng() % 100000) / 1000.0; break;
+      case 2: v = static_cast<double>(rng() % 2000000) / 8.0 * ((rng() & 1) != 0 ? -1 : 1); break;
+      default: {
+        const uint64_t u = rng();
+        std::memcpy(&v, &u, sizeof v);
+        if (std::isnan(v)) continue;
+      }
+    }
+    col.precision = static_cast<int>(rng() % 10);
+    if (i % 1000 == 0) col.precision = 40;
+    std::snprintf(want, sizeof want, "%.*f", col.precision, v);
+    std::string expect = want;
+    if (std::isinf(v)) expect = v > 0 ? "inf" : "-inf";
+    ASSERT_EQ(PmrepNumberText(col, v), expect) << v << " at precision " << col.precision;
+  }
 }
 
 }  // namespace
