@@ -494,6 +494,7 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
                       (f.interpolation == "auto" && InstalledPcpBefore632());
   plan.follow = f.follow;
   plan.pmval_rows = text && !csv && !json && !pmrep;
+  plan.strict_singular = pmrep.has_value();
   plan.sleep_until = SleepUntil;
 
   // pmrep's cells, each output its own, with the instances its

@@ -8,8 +8,10 @@
 
 namespace mmvlog::archiver {
 
-RecordRows::RecordRows(const ColumnSet& columns, bool raw, const std::vector<uint8_t>* shown)
+RecordRows::RecordRows(const ColumnSet& columns, bool raw, const std::vector<uint8_t>* shown,
+                       bool strict_singular)
     : columns_(columns),
+      strict_singular_(strict_singular),
       rate_(columns.size()),
       multiplier_(columns.size(), 1),
       prev_kind_(columns.size(), kNoValue),
@@ -32,9 +34,11 @@ const Row* RecordRows::Take(const Sample& s) {
     prev_kind_.assign(prev_kind_.size(), kNoValue);  // nothing is rated across a gap
     return &row_;
   }
+  auto dropped = [&](const SampleValue& v) { return strict_singular_ && v.off_null; };
+  const bool any_dropped = std::any_of(s.values.begin(), s.values.end(), dropped);
   if (s.record != nullptr) {
     for (const format::DecodedValueSet& set : s.record->sets) {
-      if (set.numval > 0 && !s.unnamed) continue;
+      if (set.numval > 0 && !s.unnamed && !any_dropped) continue;
       const ptrdiff_t m = columns_.MetricOf(set.pmid);
       if (m < 0) continue;
       if (set.numval > 0) {
@@ -42,7 +46,7 @@ const Row* RecordRows::Take(const Sample& s) {
         // had values (a DISCRETE metric's last ones are not kept).
         const ReplayMetric& rm = columns_.metrics()[m];
         const bool any = std::any_of(s.values.begin(), s.values.end(), [&](const SampleValue& v) {
-          return columns_.columns()[v.column].metric == static_cast<size_t>(m);
+          return columns_.columns()[v.column].metric == static_cast<size_t>(m) && !dropped(v);
         });
         if (any || rm.columns.empty()) continue;
       }
@@ -52,6 +56,7 @@ const Row* RecordRows::Take(const Sample& s) {
   }
   const int64_t now_ns = absl::ToUnixNanos(format::ToAbslTime(s.time));
   for (const SampleValue& v : s.values) {
+    if (dropped(v)) continue;
     const size_t c = v.column;
     row_.kinds[c] = v.kind;
     if (v.kind == kString) {

@@ -24,7 +24,9 @@ class RecordRows {
   // `raw`; where `shown` is given, only the columns it marks (nonzero) are
   // shown, and the others get no rate worked out (their kinds and bits are
   // still given: a derived metric's operands).
-  RecordRows(const ColumnSet& columns, bool raw, const std::vector<uint8_t>* shown = nullptr);
+  // `strict_singular`: ReplayPlan::strict_singular.
+  RecordRows(const ColumnSet& columns, bool raw, const std::vector<uint8_t>* shown = nullptr,
+             bool strict_singular = false);
 
   // The row of `s`, or nullptr when it is none (no chosen value, no mark).
   // Valid until the next call.
@@ -32,6 +34,7 @@ class RecordRows {
 
  private:
   const ColumnSet& columns_;
+  bool strict_singular_ = false;
   std::vector<uint8_t> rate_;  // per column: shown as a rate
   std::vector<double> multiplier_;  // per column: RateMultiplier
   // Per column, its previous value since the last <mark>.

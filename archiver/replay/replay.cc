@@ -154,7 +154,8 @@ absl::Status Replay::Run(const ReplayPlan& plan, const std::vector<Output*>& out
       interp = std::make_unique<Interpolator>(columns_, archives_.start(), grid_spec, plan.raw);
     } else {
       records = std::make_unique<RecordRows>(columns_, plan.raw,
-                                             derived_ != nullptr ? &shown_operands : nullptr);
+                                             derived_ != nullptr ? &shown_operands : nullptr,
+                                             plan.strict_singular);
     }
   };
   start_over();

@@ -52,6 +52,10 @@ struct ReplayPlan {
   // Interpolated DISCRETE and INSTANT values as PCP before 6.3.2 gave
   // them (the prior sample's), not the nearer sample's (interpolator.h).
   bool prior_values = false;
+  // At the records, a singular metric's values only where stored under
+  // PM_IN_NULL, as pmrep -u's fetchgroup finds them (archives of the
+  // 1990s stored them under instance 0, which interpolation ignores).
+  bool strict_singular = false;
   bool follow = false;  // keep reading a recording still being written
   // Waits until a time; false: stop (a signal). Used while following.
   std::function<bool(absl::Time)> sleep_until;

@@ -150,6 +150,7 @@ bool SampleStream::Decode(const format::DecodedResult& r) {
       }
       SampleValue out;
       out.column = static_cast<uint32_t>(column);
+      out.off_null = p.singular && v.inst != format::kInNull;
       if (format::IsFixedNumericType(p.type)) {
         format::FixedValue f;
         if (!format::FixedValueFromDecoded(v, set.valfmt, p.type, &f)) continue;

@@ -41,6 +41,7 @@ namespace mmvlog::archiver {
 struct SampleValue {
   uint32_t column = 0;
   ValueKind kind = kNoValue;
+  bool off_null = false;  // a singular metric's value stored under an instance
   uint64_t bits = 0;  // kString: the index of its bytes in Sample::strings
 };
 

@@ -295,6 +295,10 @@ class PmrepSetsTest(unittest.TestCase):
             # metric's kept value; a record with values of instances the
             # metadata does not name clears them too.
             ("pcpqa/20190628.06.31", ["mmv", "-u"]), ("pcpqa/pcp-zeroconf", ["pmcd.pmlogger", "-u"]),
+            # Singular values stored under instance 0 (1996): interpolated
+            # as any, at the records none (pmrep's fetchgroup asks for
+            # PM_IN_NULL).
+            ("pcpqa/960624.08.17_v2", ["swap"]), ("pcpqa/960624.08.17_v2", ["swap", "-u"]),
         ]
         for archive, args in cases:
             a = ["-c", empty, "-a", os.path.join(RUNFILES, "tests/testdata", archive), "-s", "20"]
