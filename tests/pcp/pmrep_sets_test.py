@@ -25,8 +25,6 @@ The interpolation rule follows the PCP installed (6.0.3's here: the prior
 sample's value for instants); `--interpolation` is checked beside pmval.
 """
 
-import configparser
-import glob
 import os
 import shutil
 import subprocess
@@ -34,12 +32,12 @@ import unittest
 
 import pcp7
 import pcp_stack
+from pmrep_compare import DEBIAN_SETS, debian_sets, pmrep_env
 
 RUNFILES = os.path.join(os.environ["TEST_SRCDIR"], "mmvlog")
 MMVLOG = os.path.join(RUNFILES, "cmd/mmvlog")
 LIVE = os.path.join(RUNFILES, "tests/testdata/live")
 PCPQA = os.path.join(RUNFILES, "tests/testdata/pcpqa")
-DEBIAN_SETS = "/etc/pcp/pmrep"
 PMREP = shutil.which("pmrep", path="/usr/bin") or "/usr/bin/pmrep"
 
 APP_CONF = """\
@@ -88,24 +86,6 @@ util.formula = rescale(mmv.app.latency, "sec") * 100
 busy = app.busy
 busy.formula = mmv.app.queue > 4 ? mmv.app.queue : -mmv.app.queue
 """
-
-
-def pmrep_env():
-    env = dict(os.environ)
-    env["PATH"] = "/usr/bin:" + env.get("PATH", "")
-    for k in ("PCP_CONF", "PCP_DIR", "PYTHONPATH", "PYTHONHOME"):
-        env.pop(k, None)
-    return env
-
-
-def debian_sets():
-    sets = []
-    for f in sorted(glob.glob(os.path.join(DEBIAN_SETS, "*.conf"))):
-        c = configparser.ConfigParser()
-        c.optionxform = str
-        c.read(f)
-        sets += [s for s in c.sections() if s not in ("options", "global")]
-    return sets
 
 
 class PmrepSetsTest(unittest.TestCase):
