@@ -298,9 +298,9 @@ absl::StatusOr<std::vector<format::DerivedDefinition>> DerivedDefinitions(
 }
 
 // Whether the PCP installed here (PCP_VERSION in $PCP_CONF or
-// /etc/pcp.conf) interpolates as PCP before 6.3.2 did: its pmval and pmrep
-// are what a user compares replay with.
-bool InstalledPcpBefore632() {
+// /etc/pcp.conf) is older than major.minor.patch: its pmval and pmrep are
+// what a user compares replay with, where PCP's versions differ.
+bool InstalledPcpBefore(int major, int minor, int patch) {
   const std::string v = PcpConfValue("PCP_VERSION", "");
   std::vector<int> parts;
   for (absl::string_view p : absl::StrSplit(v, '.')) {
@@ -309,7 +309,8 @@ bool InstalledPcpBefore632() {
     parts.push_back(n);
   }
   parts.resize(3, 0);
-  return v.size() > 0 && std::make_tuple(parts[0], parts[1], parts[2]) < std::make_tuple(6, 3, 2);
+  return v.size() > 0 &&
+         std::make_tuple(parts[0], parts[1], parts[2]) < std::make_tuple(major, minor, patch);
 }
 
 // The command line's part of a pmrep report.
@@ -491,7 +492,8 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
   plan.samples = samples;
   plan.raw = f.raw;
   plan.prior_values = f.interpolation == "prior" ||
-                      (f.interpolation == "auto" && InstalledPcpBefore632());
+                      (f.interpolation == "auto" && InstalledPcpBefore(6, 3, 2));
+  plan.rate_wraps_backwards = InstalledPcpBefore(6, 2, 1);
   plan.follow = f.follow;
   plan.pmval_rows = text && !csv && !json && !pmrep;
   plan.strict_singular = pmrep.has_value();

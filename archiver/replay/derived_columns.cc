@@ -234,6 +234,7 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
   const double now = static_cast<double>(in.time.sec - epoch_) + in.time.nsec * 1e-9;
   format::DeriveFetch fetch;
   fetch.ns = (in.time.sec - epoch_) * 1000000000 + in.time.nsec;
+  fetch.rate_wraps_backwards = rate_wraps_backwards_;
   // A metric named by several nodes is taken from the row once a row.
   ++row_serial_;
   if (operand_cache_.size() != operands.metrics().size()) {

@@ -56,6 +56,8 @@ class DerivedColumns {
   // Builds the shown columns once the operand columns are known (nothing
   // of `operands` is kept).
   void Bind(const ColumnSet& operands);
+  // ReplayPlan::rate_wraps_backwards.
+  void RateWrapsBackwards(bool wraps) { rate_wraps_backwards_ = wraps; }
   const ColumnSet& shown() const { return shown_; }
   // Per column of the operands given to Bind: whether it is shown as it is
   // (a raw metric the user chose); the others are only read.
@@ -81,6 +83,7 @@ class DerivedColumns {
   Selection operand_selection_;
   std::vector<std::string> raw_names_;  // the user's names that are not derived
   bool all_raw_ = false;                // the user named no metric
+  bool rate_wraps_backwards_ = false;
   std::vector<std::unique_ptr<Derived>> derived_;
   std::vector<std::string> unbound_;
   ColumnSet shown_;

@@ -144,6 +144,7 @@ absl::Status Replay::Run(const ReplayPlan& plan, const std::vector<Output*>& out
   if (!plan.follow && seek > log_start && seek != absl::InfinitePast()) {
     stream.SeekBefore(format::ToTimestamp(seek));
   }
+  if (derived_ != nullptr) derived_->RateWrapsBackwards(plan.rate_wraps_backwards);
   std::unique_ptr<Interpolator> interp;
   std::unique_ptr<RecordRows> records;
   // With derived metrics, the operands not shown get no rate worked out.

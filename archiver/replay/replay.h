@@ -56,6 +56,10 @@ struct ReplayPlan {
   // PM_IN_NULL, as pmrep -u's fetchgroup finds them (archives of the
   // 1990s stored them under instance 0, which interpolation ignores).
   bool strict_singular = false;
+  // Derived rate() of a counter that went down: PCP before 6.2.1 takes the
+  // difference in the counter's type (a U32 wraps: 2^32 - d); 6.2.1 and
+  // later give no value (format::DeriveFetch::rate_wraps_backwards).
+  bool rate_wraps_backwards = false;
   bool follow = false;  // keep reading a recording still being written
   // Waits until a time; false: stop (a signal). Used while following.
   std::function<bool(absl::Time)> sleep_until;

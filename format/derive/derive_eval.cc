@@ -388,7 +388,10 @@ const DeriveValues& DeriveEvaluator::Across(const DeriveBound& b, const DeriveVa
       w.Add(now.inst, Cast(type, v));
       continue;
     }
-    if (lb.desc.sem == kSemCounter && now.v < then->v) continue;
+    if (lb.desc.sem == kSemCounter && !f.rate_wraps_backwards && in != kType32 &&
+        now.v < then->v) {
+      continue;
+    }
     // As libpcp's rate(): the difference in the operand's type (wrapping:
     // an instant U32 that went down by 7 gives 2^32 - 7), then in double.
     double r = 0;

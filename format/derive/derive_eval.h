@@ -87,6 +87,10 @@ struct DeriveFetch {
   // the seconds between fetches as libpcp does (the exact difference,
   // then sec + nsec / 1e9 in double).
   int64_t ns = 0;
+  // rate() of a COUNTER that went down: as PCP before 6.2.1 (the
+  // difference in the counter's type: a U32 wraps to 2^32 - d), else as
+  // 6.2.1 and later (no value; a signed 32-bit counter is not checked).
+  bool rate_wraps_backwards = false;
 };
 
 class DeriveEvaluator {

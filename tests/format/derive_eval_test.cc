@@ -44,6 +44,8 @@ std::optional<DeriveDesc> Lookup(const std::string& name) {
   if (name == "k") return DeriveDesc{kTypeU32, kSemInstant, byte, kIndomNull};
   if (name == "n") return DeriveDesc{kTypeU32, kSemInstant, PmUnits{}, kIndomNull};
   if (name == "s") return DeriveDesc{kType32, kSemInstant, count, kDisk};
+  if (name == "u") return DeriveDesc{kTypeU32, kSemCounter, count, kIndomNull};
+  if (name == "sc") return DeriveDesc{kType32, kSemCounter, count, kIndomNull};
   return std::nullopt;
 }
 
@@ -60,6 +62,7 @@ class Evaluated {
                                     const std::map<std::string, DeriveValues>& metrics) {
     DeriveFetch f;
     f.ns = std::llround(seconds * 1e9);
+    f.rate_wraps_backwards = wraps_;
     f.metric = [&](const std::string& name) -> const DeriveValues* {
       auto it = metrics.find(name);
       return it != metrics.end() ? &it->second : nullptr;
@@ -88,6 +91,11 @@ class Evaluated {
     for (const DeriveValue& v : eval_->Evaluate(f)) out[v.inst] = v.v;
     return out;
   }
+  // rate() of a counter that went down as PCP before 6.2.1.
+  Evaluated& Wrapping() {
+    wraps_ = true;
+    return *this;
+  }
   // Gives integer metrics' values as integers too (DeriveFetch::integers).
   Evaluated& WithIntegers() {
     integers_ = true;
@@ -97,6 +105,7 @@ class Evaluated {
   const DeriveDesc& desc() const { return check_.bound->desc; }
 
  private:
+  bool wraps_ = false;
   DeriveParse parse_;
   DeriveCheck check_;
   std::unique_ptr<DeriveEvaluator> eval_;
@@ -206,6 +215,25 @@ TEST(DeriveEvalTest, DeltaAndRateAcrossFetches) {
   busy.At(0, {{"t", {{-1, 0}}}});
   EXPECT_EQ(busy.At(2, {{"t", {{-1, 1000}}}}), (M{{-1, 0.5}}));
   EXPECT_EQ(busy.desc().units.dim_time, 0);
+}
+
+// rate() of a COUNTER that went down: PCP 6.2.1 and later give no value
+// (but do not check a signed 32-bit counter); before, the difference in the
+// counter's type, so a U32 wraps (PCP QA's pmiostat_mark after its <mark>:
+// pmrep 6.0.3 shows disk.dev.avg_qlen 53812.985 where 7.2 shows none).
+TEST(DeriveEvalTest, RateOfACounterThatWentDownByVersion) {
+  Evaluated now("rate(u)");
+  now.At(1, {{"u", {{-1, 100}}}});
+  EXPECT_EQ(now.At(2, {{"u", {{-1, 93}}}}), M{});
+  Evaluated old("rate(u)");
+  old.Wrapping().At(1, {{"u", {{-1, 100}}}});
+  EXPECT_EQ(old.At(2, {{"u", {{-1, 93}}}}), (M{{-1, 4294967289.0L}}));
+  Evaluated signed32("rate(sc)");
+  signed32.At(1, {{"sc", {{-1, 100}}}});
+  EXPECT_EQ(signed32.At(2, {{"sc", {{-1, 93}}}}), (M{{-1, -7}}));
+  Evaluated big("rate(c)");
+  big.Wrapping().At(1, {{"c", {{0, 100}}}});
+  EXPECT_EQ(big.At(3, {{"c", {{0, 98}}}}), (M{{0, 18446744073709551616.0L / 2}}));  // (2^64 - 2) / 2 as double
 }
 
 TEST(DeriveEvalTest, FunctionsOverInstances) {

@@ -97,11 +97,14 @@ class DeriveValuesTest(unittest.TestCase):
             elif len(f) == 4:
                 theirs[(decimal.Decimal(f[0]), f[1], f[2])] = float(f[3])
         defs = ";".join("t.e%d=%s" % (i, e) for i, e in enumerate(exprs))
-        # libpcp 7.2 is the oracle here: its interpolation rule (nearest).
+        # libpcp 7.2 is the oracle here: its interpolation rule (nearest),
+        # and its rate() of a counter that went down (none; PCP before 6.2.1
+        # wrapped it), which replay follows from the PCP_CONF it is given.
         q = subprocess.run([MMVLOG, "replay", "-a", base, "-e", defs, "--json", "-r",
                             "--interpolation=nearest"] +
                            (["-t", grid + "sec"] if grid else []) + names,
-                           capture_output=True, text=True, env=env)
+                           capture_output=True, text=True,
+                           env=dict(env, PCP_CONF=pcp7.env()["PCP_CONF"]))
         self.assertEqual(q.returncode, 0, q.stderr[-2000:])
         ours, our_times = {}, set()
         for line in q.stdout.split("\n"):
