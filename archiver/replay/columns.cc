@@ -82,14 +82,12 @@ absl::StatusOr<ColumnSet> ColumnSet::Build(const ArchiveSet& archives,
     for (const format::Desc& d : meta.descs) {
       // A PMID may have several names (PCP QA's sample.dupnames.*): libpcp
       // finds it by any of them, so the metric takes the first one chosen.
-      std::string name = d.names.empty() ? format::PmidString(d.pmid) : "";
-      for (const std::string& n : d.names) {
-        if (selection.SelectsMetric(n)) {
-          name = n;
-          break;
-        }
-      }
-      if (name.empty() || !selection.SelectsMetric(name)) continue;
+      const std::vector<std::string> unnamed = {format::PmidString(d.pmid)};
+      const std::vector<std::string>& names = d.names.empty() ? unnamed : d.names;
+      auto chosen = std::find_if(names.begin(), names.end(),
+                                 [&](const std::string& n) { return selection.SelectsMetric(n); });
+      if (chosen == names.end()) continue;
+      const std::string& name = *chosen;
       auto [it, added] = set.metric_of_pmid_.try_emplace(d.pmid, set.metrics_.size());
       if (added) {
         ReplayMetric m;

@@ -45,6 +45,7 @@ PmrepInstanceNames::Timeline InDomTimeline(const ArchiveSet& archives,
                                            const std::vector<uint32_t>& indoms) {
   PmrepInstanceNames::Timeline out;
   for (uint32_t indom : indoms) {
+    if (out.contains(indom)) continue;  // metrics share instance domains
     std::vector<PmrepInstanceNames::Observation>& obs = out[indom];
     for (const ArchiveEntry& a : archives.archives()) {
       if (a.catalog == nullptr) continue;

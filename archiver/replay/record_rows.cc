@@ -35,7 +35,7 @@ const Row* RecordRows::Take(const Sample& s) {
     return &row_;
   }
   auto dropped = [&](const SampleValue& v) { return strict_singular_ && v.off_null; };
-  const bool any_dropped = std::any_of(s.values.begin(), s.values.end(), dropped);
+  const bool any_dropped = strict_singular_ && s.off_null;
   if (s.record != nullptr) {
     for (const format::DecodedValueSet& set : s.record->sets) {
       if (set.numval > 0 && !s.unnamed && !any_dropped) continue;

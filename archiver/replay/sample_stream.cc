@@ -119,6 +119,7 @@ bool SampleStream::Decode(const format::DecodedResult& r) {
   sample_.chosen = false;
   sample_.listed = false;
   sample_.unnamed = false;
+  sample_.off_null = false;
   sample_.record = &r;
   sample_.values.clear();
   sample_.strings.clear();
@@ -151,6 +152,7 @@ bool SampleStream::Decode(const format::DecodedResult& r) {
       SampleValue out;
       out.column = static_cast<uint32_t>(column);
       out.off_null = p.singular && v.inst != format::kInNull;
+      sample_.off_null |= out.off_null;
       if (format::IsFixedNumericType(p.type)) {
         format::FixedValue f;
         if (!format::FixedValueFromDecoded(v, set.valfmt, p.type, &f)) continue;

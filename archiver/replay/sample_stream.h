@@ -52,6 +52,7 @@ struct Sample {
   bool chosen = false;        // holds a value of a chosen column
   bool listed = false;        // holds a set of a chosen metric, values or not
   bool unnamed = false;       // a chosen metric's value dropped: its instance has no column
+  bool off_null = false;      // a value with SampleValue::off_null
   std::vector<SampleValue> values;  // the chosen columns', in record order
   std::vector<std::string> strings;
   // The record itself (nullptr for the join of two archives), valid until
