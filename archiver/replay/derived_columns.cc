@@ -84,7 +84,7 @@ absl::StatusOr<std::unique_ptr<DerivedColumns>> DerivedColumns::Prepare(
       return absl::InvalidArgumentError(absl::StrCat(
           def.where, ": Semantic error: derived metric ", def.name, ": ", d->check.error));
     }
-    d->eval = std::make_unique<format::DeriveEvaluator>(*d->check.bound);
+    d->eval = std::make_unique<format::DeriveEvaluator>(*d->check.bound, &out->shared_);
     Operands(*d->parse.tree, &operands);
     defined.insert(def.name);
     out->derived_.push_back(std::move(d));
@@ -237,6 +237,7 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
   fetch.rate_wraps_backwards = rate_wraps_backwards_;
   // A metric named by several nodes is taken from the row once a row.
   ++row_serial_;
+  fetch.serial = row_serial_;  // subtrees derived metrics share computed once a row
   if (operand_cache_.size() != operands.metrics().size()) {
     operand_cache_.assign(operands.metrics().size(), {});
     operand_cache_row_.assign(operands.metrics().size(), 0);

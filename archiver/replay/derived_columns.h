@@ -84,6 +84,8 @@ class DerivedColumns {
   std::vector<std::string> raw_names_;  // the user's names that are not derived
   bool all_raw_ = false;                // the user named no metric
   bool rate_wraps_backwards_ = false;
+  // Made before the evaluators that keep references to it.
+  format::DeriveShared shared_;
   std::vector<std::unique_ptr<Derived>> derived_;
   std::vector<std::string> unbound_;
   ColumnSet shown_;

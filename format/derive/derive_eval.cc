@@ -11,6 +11,9 @@
 #include <memory>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
 namespace mmvlog::format {
 namespace {
 
@@ -215,12 +218,42 @@ const DeriveValues& NoValues() {
 
 }  // namespace
 
-DeriveEvaluator::DeriveEvaluator(const DeriveBound& root) : root_(root) {
+namespace {
+
+// What subtree `b` computes, as text: its operations, operands, constants,
+// the descriptors and scale factors inferred at each node. Two subtrees
+// with the same key give the same values from the same fetches.
+void AppendKey(const DeriveBound& b, std::string* key) {
+  const DeriveNode& n = *b.node;
+  const DeriveSpec& s = n.spec;
+  const PmUnits& u = b.desc.units;
+  absl::StrAppend(key, "(", static_cast<int>(n.op), " ", n.text.size(), ":", n.text, " ",
+                  n.invert, n.mkconst, " ", s.type.value_or("-"), ",", s.semantics.value_or("-"),
+                  ",", s.units.value_or("-"), ",", s.indom.value_or("-"), ",",
+                  s.meta.value_or("-"), " ", b.desc.type, ",", b.desc.sem, ",", b.desc.indom, ",",
+                  u.dim_space, u.dim_time, u.dim_count, u.scale_space, u.scale_time,
+                  u.scale_count, u.extra_unit, u.extra_scale, " ",
+                  absl::StrFormat("%a,%a", b.mul, b.div), " ", b.known, b.fixed_guard);
+  for (const auto& a : b.args) AppendKey(*a, key);
+  key->append(")");
+}
+
+}  // namespace
+
+DeriveEvaluator::DeriveEvaluator(const DeriveBound& root, DeriveShared* shared) : root_(root) {
   std::vector<const DeriveBound*> todo = {&root};
   while (!todo.empty()) {
     const DeriveBound* b = todo.back();
     todo.pop_back();
-    nodes_[b];
+    if (shared != nullptr && b->node->op != Op::kName) {
+      std::string key;
+      AppendKey(*b, &key);
+      Node& node = shared->nodes_[key];
+      node.shared = true;
+      nodes_[b] = &node;
+    } else {
+      nodes_[b] = &own_[b];
+    }
     for (const auto& a : b->args) todo.push_back(a.get());
   }
 }
@@ -230,7 +263,7 @@ const DeriveValues& DeriveEvaluator::Evaluate(const DeriveFetch& fetch) {
 }
 
 void DeriveEvaluator::Reset() {
-  for (auto& [b, node] : nodes_) node.last.has = false;
+  for (auto& [b, node] : nodes_) node->last.has = false;
 }
 
 const DeriveValues& DeriveEvaluator::Eval(const DeriveBound& b, const DeriveFetch& f) {
@@ -239,7 +272,18 @@ const DeriveValues& DeriveEvaluator::Eval(const DeriveBound& b, const DeriveFetc
     const DeriveValues* values = f.metric(n.text);
     return values != nullptr ? *values : NoValues();
   }
-  Node& node = nodes_.find(&b)->second;
+  Node& node = *nodes_.find(&b)->second;
+  if (!node.shared || f.serial == 0) return Compute(b, f, node);
+  if (node.serial != f.serial) {
+    node.result = &Compute(b, f, node);
+    node.serial = f.serial;
+  }
+  return *node.result;
+}
+
+const DeriveValues& DeriveEvaluator::Compute(const DeriveBound& b, const DeriveFetch& f,
+                                             Node& node) {
+  const DeriveNode& n = *b.node;
   DeriveValues& out = node.out;
   out.clear();
   switch (n.op) {

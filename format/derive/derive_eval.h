@@ -91,12 +91,69 @@ struct DeriveFetch {
   // difference in the counter's type: a U32 wraps to 2^32 - d), else as
   // 6.2.1 and later (no value; a signed 32-bit counter is not checked).
   bool rate_wraps_backwards = false;
+  // A number that differs from fetch to fetch; 0: none. Evaluators made
+  // with one DeriveShared compute a subtree they share once a fetch.
+  uint64_t serial = 0;
+};
+
+namespace derive_internal {
+
+// What one node of a tree keeps: its values at this fetch (a buffer reused
+// from fetch to fetch, so a row allocates nothing), the previous fetch's
+// operand values for delta() and rate(), a filter's verdicts.
+struct Last {
+  DeriveValues values;
+  int64_t ns = 0;
+  bool has = false;  // a fetch came before
+};
+struct RegexFree {
+  void operator()(regex_t* re) const {
+    ::regfree(re);
+    delete re;
+  }
+};
+struct Filter {
+  std::unique_ptr<regex_t, RegexFree> re;  // matchinst()'s, compiled at first use
+  absl::flat_hash_map<int32_t, bool> keep;
+};
+struct NodeState {
+  DeriveValues out;
+  Last last;
+  Filter filter;
+  // Shared by evaluators (DeriveShared): the fetch whose values `result`
+  // holds.
+  bool shared = false;
+  uint64_t serial = 0;
+  const DeriveValues* result = nullptr;
+};
+
+}  // namespace derive_internal
+
+// The subtrees several derived metrics have in common, by what they
+// compute (the same operations on the same operands, inferred alike):
+// rate(x) under both rate(x) and rate(x) * 8, sum(x) in a ratio and a
+// difference, as pmrep's sets share operands. Evaluators made with one
+// DeriveShared keep one state for such a subtree (delta()'s previous values
+// among it) and compute it once a fetch. So each of them must be evaluated
+// at every fetch with a serial (DerivedColumns does), as libpcp evaluates
+// every derived metric of a fetch; otherwise one evaluator would move on
+// the state another reads.
+class DeriveShared {
+ public:
+  DeriveShared() = default;
+  DeriveShared(const DeriveShared&) = delete;
+  DeriveShared& operator=(const DeriveShared&) = delete;
+
+ private:
+  friend class DeriveEvaluator;
+  absl::node_hash_map<std::string, derive_internal::NodeState> nodes_;
 };
 
 class DeriveEvaluator {
  public:
-  // Keeps a reference to `root`, which must outlive the evaluator.
-  explicit DeriveEvaluator(const DeriveBound& root);
+  // Keeps a reference to `root`, which must outlive the evaluator, and to
+  // `shared` (optional: see DeriveShared), which must too.
+  explicit DeriveEvaluator(const DeriveBound& root, DeriveShared* shared = nullptr);
 
   // The derived metric's values at `fetch`, valid until the next call.
   const DeriveValues& Evaluate(const DeriveFetch& fetch);
@@ -104,31 +161,12 @@ class DeriveEvaluator {
   void Reset();
 
  private:
-  struct Last {
-    DeriveValues values;
-    int64_t ns = 0;
-    bool has = false;  // a fetch came before
-  };
-  struct RegexFree {
-    void operator()(regex_t* re) const {
-      ::regfree(re);
-      delete re;
-    }
-  };
-  struct Filter {
-    std::unique_ptr<regex_t, RegexFree> re;  // matchinst()'s, compiled at first use
-    absl::flat_hash_map<int32_t, bool> keep;
-  };
-  // What one node of the tree keeps: its values at this fetch (a buffer
-  // reused from fetch to fetch, so a row allocates nothing), the previous
-  // fetch's operand values for delta() and rate(), a filter's verdicts.
-  struct Node {
-    DeriveValues out;
-    Last last;
-    Filter filter;
-  };
+  using Node = derive_internal::NodeState;
+  using Filter = derive_internal::Filter;
+  using Last = derive_internal::Last;
 
   const DeriveValues& Eval(const DeriveBound& b, const DeriveFetch& f);
+  const DeriveValues& Compute(const DeriveBound& b, const DeriveFetch& f, Node& node);
   const DeriveValues& Aggregate(const DeriveBound& b, const DeriveFetch& f, DeriveValues& out);
   const DeriveValues& Ternary(const DeriveBound& b, const DeriveFetch& f, DeriveValues& out);
   const DeriveValues& Across(const DeriveBound& b, const DeriveValues& l, const DeriveFetch& f,
@@ -144,9 +182,10 @@ class DeriveEvaluator {
              const DeriveFetch& f);
 
   const DeriveBound& root_;
-  // Every node of the tree, made by the constructor (none added later, so
-  // references to them stay valid).
-  absl::node_hash_map<const DeriveBound*, Node> nodes_;
+  // Every node of the tree's state, made by the constructor (none added
+  // later, so references to them stay valid): its own, or the shared one.
+  absl::node_hash_map<const DeriveBound*, Node> own_;
+  absl::flat_hash_map<const DeriveBound*, Node*> nodes_;
 };
 
 // `v` as a value of PM type `type` holds it (C's conversions: integers

@@ -309,5 +309,68 @@ TEST(DeriveEvalTest, TernaryPerInstance) {
   EXPECT_EQ(Evaluated("i > 3 ? i : novalue()").At(1, m), (M{{0, 4}, {1, 10}}));
 }
 
+// Metrics that share subtrees (rate(c) under rate(c) and rate(c) * 8, the
+// same delta() twice in one tree) evaluated with one DeriveShared give, fetch
+// after fetch, what each gives evaluated on its own: instances come and go,
+// counters go down, a constant guard skips a branch.
+TEST(DeriveEvalTest, SharedSubtreesGiveWhatEachGivesAlone) {
+  const std::vector<std::string> exprs = {
+      "rate(c)", "rate(c) * 8", "delta(c)", "delta(c) - delta(c)", "delta(c) / delta(i)",
+      "sum(c)", "sum(c) + sum(c)", "sum(i) - max(i)", "rate(c) + rate(c)", "delta(i) > 3 ? rate(c) : rate(c) * 2",
+      "matchinst(/sd[ab]/, rate(c))", "matchinst(/sd[ab]/, rate(c)) * 2", "instant(c)",
+      "defined(c) ? rate(c) : 0", "avg(i) + avg(i)", "max(c) - min(c)", "count(c) * 2",
+      "rate(t)", "rate(t) * 1000", "c[sdb] + c", "delta(c[sdb]) + delta(c)"};
+  struct One {
+    DeriveParse parse;
+    DeriveCheck check;
+    std::unique_ptr<DeriveEvaluator> alone, together;
+  };
+  DeriveShared shared;
+  std::vector<std::unique_ptr<One>> ones;
+  for (const std::string& e : exprs) {
+    auto one = std::make_unique<One>();
+    one->parse = ParseDerived(e);
+    ASSERT_FALSE(one->parse.error.has_value()) << e;
+    one->check = CheckDerived(*one->parse.tree, Lookup);
+    ASSERT_NE(one->check.bound, nullptr) << e << ": " << one->check.error;
+    one->alone = std::make_unique<DeriveEvaluator>(*one->check.bound);
+    one->together = std::make_unique<DeriveEvaluator>(*one->check.bound, &shared);
+    ones.push_back(std::move(one));
+  }
+  std::mt19937_64 rng(32);
+  std::map<std::string, DeriveValues> m;
+  size_t compared = 0;
+  for (uint64_t fetch = 1; fetch <= 300; ++fetch) {
+    m.clear();
+    for (int k = 0; k < 4; ++k) {
+      if (rng() % 5 == 0) continue;  // an instance missing at this fetch
+      // Mostly rising, sometimes down (a counter reset).
+      const long double c = static_cast<long double>(fetch * 100 + k - (rng() % 7 == 0 ? 150 : 0));
+      m["c"].push_back({k, c});
+      m["i"].push_back({k, static_cast<long double>(rng() % 10)});
+    }
+    if (rng() % 4 != 0) m["t"].push_back({-1, static_cast<long double>(fetch * 700)});
+    DeriveFetch f;
+    f.ns = static_cast<int64_t>(fetch) * 1000000000 + static_cast<int64_t>(rng() % 1000);
+    f.metric = [&](const std::string& name) -> const DeriveValues* {
+      auto it = m.find(name);
+      return it != m.end() ? &it->second : nullptr;
+    };
+    f.instance = [](uint32_t, int32_t inst) { return "sd" + std::string(1, 'a' + inst) + " disk"; };
+    DeriveFetch g = f;
+    g.serial = fetch;
+    for (const auto& one : ones) {
+      const DeriveValues& a = one->alone->Evaluate(f);
+      std::map<int32_t, long double> want;
+      for (const DeriveValue& v : a) want[v.inst] = v.v;
+      std::map<int32_t, long double> got;
+      for (const DeriveValue& v : one->together->Evaluate(g)) got[v.inst] = v.v;
+      EXPECT_EQ(got, want) << one->parse.tree->text << " at fetch " << fetch;
+      compared += want.size();
+    }
+  }
+  EXPECT_GT(compared, 3000u);
+}
+
 }  // namespace
 }  // namespace mmvlog::format
