@@ -242,6 +242,16 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
     operand_cache_.assign(operands.metrics().size(), {});
     operand_cache_row_.assign(operands.metrics().size(), 0);
     operand_ints_.assign(operands.metrics().size(), {});
+    operand_bits_.assign(operands.metrics().size(), {});
+    operand_side_by_side_.assign(operands.metrics().size(), 0);
+    for (size_t m = 0; m < operands.metrics().size(); ++m) {
+      const std::vector<size_t>& columns = operands.metrics()[m].columns;
+      bool side_by_side = !columns.empty();
+      for (size_t i = 1; i < columns.size() && side_by_side; ++i) {
+        side_by_side = columns[i] == columns[0] + i;
+      }
+      operand_side_by_side_[m] = side_by_side;
+    }
     operand_ints_row_.assign(operands.metrics().size(), 0);
     operand_ints_ok_.assign(operands.metrics().size(), 0);
   }
@@ -287,8 +297,23 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
     operand_ints_row_[m] = row_serial_;
     operand_ints_ok_[m] = 0;
     const std::vector<size_t>& columns = operands.metrics()[m].columns;
-    cached.bits.resize(columns.size());
-    uint64_t* w = cached.bits.data();
+    if (operand_side_by_side_[m]) {
+      // Columns side by side (an archive's metric): its values read in
+      // place where each is of the one integer kind (no copy a row).
+      const uint8_t* k = in.kinds.data() + columns.front();
+      const uint8_t first = k[0];
+      bool same = first == kUint || first == kInt;
+      for (size_t i = 1; i < columns.size(); ++i) same &= k[i] == first;
+      if (same) {
+        cached.bits = std::span<const uint64_t>(in.bits.data() + columns.front(), columns.size());
+        cached.is_signed = first == kInt;
+        operand_ints_ok_[m] = 1;
+        return &cached;
+      }
+    }
+    std::vector<uint64_t>& gathered = operand_bits_[m];
+    gathered.resize(columns.size());
+    uint64_t* w = gathered.data();
     bool ints = false, uints = false;
     for (size_t c : columns) {
       const ValueKind k = in.kind(c);
@@ -304,7 +329,7 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
       *w++ = in.bits[c];
     }
     if (ints && uints) return nullptr;
-    cached.bits.resize(w - cached.bits.data());
+    cached.bits = std::span<const uint64_t>(gathered.data(), w - gathered.data());
     cached.is_signed = ints;
     operand_ints_ok_[m] = 1;
     return &cached;
@@ -351,10 +376,8 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
       }
       const size_t c = at.second;
       row_.kinds[c] = kind;
-      if (kind == kUint) {
-        row_.bits[c] = static_cast<uint64_t>(v.v);
-      } else if (kind == kInt) {
-        row_.bits[c] = static_cast<uint64_t>(static_cast<int64_t>(v.v));
+      if (kind == kUint || kind == kInt) {
+        row_.bits[c] = format::DeriveIntegerBits(v.v, kind == kInt);
       } else {
         row_.bits[c] = std::bit_cast<uint64_t>(static_cast<double>(v.v));
       }

@@ -103,6 +103,8 @@ class DerivedColumns {
   std::vector<uint64_t> operand_cache_row_;
   // The same as integers (format::DeriveFetch::integers), where they are.
   std::vector<format::DeriveIntegers> operand_ints_;
+  std::vector<std::vector<uint64_t>> operand_bits_;  // where they are gathered
+  std::vector<uint8_t> operand_side_by_side_;  // columns c, c + 1, ... in order
   std::vector<uint64_t> operand_ints_row_;
   std::vector<uint8_t> operand_ints_ok_;
   uint64_t row_serial_ = 0;

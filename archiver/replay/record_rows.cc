@@ -13,13 +13,14 @@ RecordRows::RecordRows(const ColumnSet& columns, bool raw, const std::vector<uin
     : columns_(columns),
       strict_singular_(strict_singular),
       rate_(columns.size()),
+      number_(columns.size()),
       multiplier_(columns.size(), 1),
       prev_kind_(columns.size(), kNoValue),
       prev_bits_(columns.size()),
       prev_ns_(columns.size()) {
   for (size_t c = 0; c < columns.size(); ++c) {
-    rate_[c] = !raw && columns.desc(c).sem == format::kSemCounter &&
-               (shown == nullptr || (c < shown->size() && (*shown)[c] != 0));
+    number_[c] = shown == nullptr || (c < shown->size() && (*shown)[c] != 0);
+    rate_[c] = !raw && columns.desc(c).sem == format::kSemCounter && number_[c];
     multiplier_[c] = RateMultiplier(columns.desc(c));
   }
 }
@@ -66,8 +67,10 @@ const Row* RecordRows::Take(const Sample& s) {
     }
     row_.bits[c] = v.bits;
     if (!rate_[c]) {
-      row_.shown[c] = kNumber;
-      row_.numbers[c] = NumberOf(v.kind, v.bits);
+      if (number_[c]) {
+        row_.shown[c] = kNumber;
+        row_.numbers[c] = NumberOf(v.kind, v.bits);
+      }
       continue;
     }
     const ValueKind pk = static_cast<ValueKind>(prev_kind_[c]);

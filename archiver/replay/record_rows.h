@@ -22,8 +22,8 @@ class RecordRows {
  public:
   // Keeps a reference to `columns`. Counters are shown as rates unless
   // `raw`; where `shown` is given, only the columns it marks (nonzero) are
-  // shown, and the others get no rate worked out (their kinds and bits are
-  // still given: a derived metric's operands).
+  // shown, and the others get no number or rate worked out (their kinds
+  // and bits are still given: a derived metric's operands).
   // `strict_singular`: ReplayPlan::strict_singular.
   RecordRows(const ColumnSet& columns, bool raw, const std::vector<uint8_t>* shown = nullptr,
              bool strict_singular = false);
@@ -36,6 +36,7 @@ class RecordRows {
   const ColumnSet& columns_;
   bool strict_singular_ = false;
   std::vector<uint8_t> rate_;  // per column: shown as a rate
+  std::vector<uint8_t> number_;  // per column: shown (as a number or a rate)
   std::vector<double> multiplier_;  // per column: RateMultiplier
   // Per column, its previous value since the last <mark>.
   std::vector<uint8_t> prev_kind_;

@@ -127,7 +127,27 @@ bool SampleStream::Decode(const format::DecodedResult& r) {
     PmidInfo& p = Pmid(set.pmid);
     if (!p.chosen) continue;
     sample_.listed = true;
-    for (size_t k = 0; k < set.values.size(); ++k) {
+    size_t k = 0;
+    if (!p.singular && set.valfmt == format::kValDptr &&
+        (p.type == format::kTypeU64 || p.type == format::kType64 ||
+         p.type == format::kTypeDouble)) {
+      // The commonest set (64-bit values of instances in the order of the
+      // record before): each value's bits read straight;
+      // the first value that is not so goes to the loop below.
+      const size_t n = std::min(set.values.size(), p.last_inst.size());
+      sample_.values.reserve(sample_.values.size() + n);
+      const uint8_t type = static_cast<uint8_t>(p.type);
+      for (; k < n; ++k) {
+        const format::DecodedValue& v = set.values[k];
+        if (p.last_inst[k] != v.inst || p.last_column[k] < 0 || v.block_type != type ||
+            v.block.size() != 8) {
+          break;
+        }
+        sample_.values.push_back({static_cast<uint32_t>(p.last_column[k]), p.kind, false,
+                                  format::LoadBig64(v.block.data())});
+      }
+    }
+    for (; k < set.values.size(); ++k) {
       const format::DecodedValue& v = set.values[k];
       ptrdiff_t column;
       if (p.singular) {

@@ -71,16 +71,19 @@ class Evaluated {
     // As replay gives them (archiver/replay/derived_columns.cc): integer
     // metrics' values as their bits too.
     std::map<std::string, DeriveIntegers> ints;
+    std::map<std::string, std::vector<uint64_t>> bits;
     if (integers_) {
       for (const auto& [name, values] : metrics) {
         const std::optional<DeriveDesc> d = Lookup(name);
         if (!d.has_value() || d->type == kTypeFloat || d->type == kTypeDouble) continue;
         DeriveIntegers& i = ints[name];
         i.is_signed = d->type == kType32 || d->type == kType64;
+        std::vector<uint64_t>& b = bits[name];
         for (const DeriveValue& v : values) {
-          i.bits.push_back(i.is_signed ? static_cast<uint64_t>(static_cast<int64_t>(v.v))
-                                       : static_cast<uint64_t>(v.v));
+          b.push_back(i.is_signed ? static_cast<uint64_t>(static_cast<int64_t>(v.v))
+                                  : static_cast<uint64_t>(v.v));
         }
+        i.bits = b;
       }
       f.integers = [&](const std::string& name) -> const DeriveIntegers* {
         auto it = ints.find(name);
@@ -370,6 +373,27 @@ TEST(DeriveEvalTest, SharedSubtreesGiveWhatEachGivesAlone) {
     }
   }
   EXPECT_GT(compared, 3000u);
+}
+
+// The bits of an integer value as C's conversion gives them, by either
+// path (through a double below 2^53, the significand above).
+TEST(DeriveEvalTest, IntegerBitsAsCConverts) {
+  std::mt19937_64 rng(33);
+  for (int i = 0; i < 100000; ++i) {
+    const uint64_t u = rng() >> (rng() % 64);
+    const long double lu = static_cast<long double>(u);
+    EXPECT_EQ(DeriveIntegerBits(lu, false), u) << u;
+    const int64_t s = static_cast<int64_t>(rng()) >> (rng() % 64);
+    const long double ls = static_cast<long double>(s);
+    EXPECT_EQ(DeriveIntegerBits(ls, true), static_cast<uint64_t>(s)) << s;
+  }
+  EXPECT_EQ(DeriveIntegerBits(18446744073709551615.0L, false), ~uint64_t{0});
+  EXPECT_EQ(DeriveIntegerBits(-9223372036854775808.0L, true), uint64_t{1} << 63);
+  EXPECT_EQ(DeriveIntegerBits(9007199254740993.0L, false), 9007199254740993u);
+  EXPECT_EQ(DeriveIntegerBits(-9007199254740993.0L, true),
+            static_cast<uint64_t>(int64_t{-9007199254740993}));
+  EXPECT_EQ(DeriveIntegerBits(2.75L, false), 2u);  // not an integer: truncated
+  EXPECT_EQ(DeriveIntegerBits(-2.75L, true), static_cast<uint64_t>(int64_t{-2}));
 }
 
 }  // namespace
