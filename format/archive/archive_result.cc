@@ -162,10 +162,8 @@ void EncodeResult(int version, const Result& r, std::vector<uint8_t>* out) {
 }
 
 // Headers are read through ByteReader (a few words per set); a set's values
-// are read straight from the bytes once the numval check has proved they are
-// all there. Between the two passes a PM_VAL_DPTR value's `block` points at
-// its own 8-byte pmValue (where its offset word is, and the file offset
-// errors name), so no side list of block references is needed.
+// are read straight from the bytes once the walk of the headers has proved
+// they are all there.
 absl::StatusOr<Timestamp> DecodeResultTimestamp(int version,
                                                 std::span<const uint8_t> payload,
                                                 uint64_t record_offset) {
@@ -239,7 +237,11 @@ absl::Status DecodeResultInto(int version, std::span<const uint8_t> payload,
   }
   out->sets.resize(numpmid);
 
-  bool any_dptr = false;
+  // The set headers first (the values skipped), to know where the value
+  // blocks begin; then each set's values in one pass, a PM_VAL_DPTR value's
+  // block found and checked as it is read. Errors come in the order of a
+  // walk of the headers, then of the values.
+  const size_t sets_start = r.position();
   for (DecodedValueSet& set : out->sets) {
     set.pmid = r.ReadBig32();
     const uint64_t numval_at = r.offset();
@@ -263,8 +265,25 @@ absl::Status DecodeResultInto(int version, std::span<const uint8_t> payload,
                                      set.numval, " impossible with ",
                                      r.remaining(), " bytes left"));
     }
+    r.Skip(static_cast<size_t>(set.numval) * kValueSize);
+  }
+  if (!r.ok()) return AsDataLoss(r.status());
+
+  const size_t sets_end = r.position();
+  size_t end = sets_end;  // end of the last block, padded
+  // The word counts 32-bit units from 8 bytes before the record's length
+  // field (kDptrPduBias), i.e. from 12 bytes before the payload.
+  constexpr uint64_t kBias = kDptrPduBias + 4;
+  const uint8_t* const data = payload.data();
+  const size_t size = payload.size();
+  const uint8_t* p = data + sets_start;
+  for (DecodedValueSet& set : out->sets) {
+    if (set.numval <= 0) {
+      p += kValueSetNoValuesSize;
+      continue;
+    }
+    p += kValueSetHeader;
     set.values.resize(set.numval);
-    const uint8_t* p = r.ReadBytes(set.values.size() * kValueSize).data();
     if (set.valfmt == kValInsitu) {
       for (DecodedValue& v : set.values) {
         v.inst = static_cast<int32_t>(LoadBig32(p));
@@ -273,61 +292,43 @@ absl::Status DecodeResultInto(int version, std::span<const uint8_t> payload,
         v.block = {};
         p += kValueSize;
       }
-    } else {
-      any_dptr = true;
-      for (DecodedValue& v : set.values) {
-        v.inst = static_cast<int32_t>(LoadBig32(p));
-        v.insitu = 0;
-        v.block = std::span<const uint8_t>(p, kValueSize);  // see above
-        p += kValueSize;
-      }
+      continue;
     }
-  }
-  if (!r.ok()) return AsDataLoss(r.status());
-
-  const size_t sets_end = r.position();
-  size_t end = sets_end;  // end of the last block, padded
-  if (any_dptr) {
-    // The word counts 32-bit units from 8 bytes before the record's length
-    // field (kDptrPduBias), i.e. from 12 bytes before the payload.
-    constexpr uint64_t kBias = kDptrPduBias + 4;
-    const uint8_t* const data = payload.data();
-    const size_t size = payload.size();
-    for (DecodedValueSet& set : out->sets) {
-      if (set.numval <= 0 || set.valfmt == kValInsitu) continue;
-      for (DecodedValue& v : set.values) {
-        const uint8_t* word_at = v.block.data() + 4;
-        const uint32_t word = LoadBig32(word_at);
-        const uint64_t from_record = uint64_t{word} * 4;
-        if (from_record < kBias + sets_end ||
-            from_record - kBias + kValueBlockHeader > size) {
-          return DataLossAt(base + static_cast<uint64_t>(word_at - data),
-                            absl::StrCat("value block offset ", word,
-                                         " words lies outside the value "
-                                         "blocks (payload bytes ",
-                                         sets_end, " to ", size, ")"));
-        }
-        const size_t pos = static_cast<size_t>(from_record - kBias);
-        const uint32_t header = LoadBig32(data + pos);
-        const uint32_t length = header & kValueBlockMaxLength;
-        if (length < kValueBlockHeader) {
-          return DataLossAt(base + pos,
-                            absl::StrCat("value block length ", length, " < ",
-                                         kValueBlockHeader));
-        }
-        const size_t left = size - pos - kValueBlockHeader;
-        if (length - kValueBlockHeader > left) {
-          return DataLossAt(base + pos,
-                            absl::StrCat("value block length ", length,
-                                         " runs past the record end (",
-                                         left + kValueBlockHeader,
-                                         " bytes left)"));
-        }
-        v.block_type = static_cast<uint8_t>(header >> 24);
-        v.block = std::span<const uint8_t>(data + pos + kValueBlockHeader,
-                                           length - kValueBlockHeader);
-        end = std::max(end, PadTo32Bits(pos + length));
+    for (DecodedValue& v : set.values) {
+      v.inst = static_cast<int32_t>(LoadBig32(p));
+      v.insitu = 0;
+      const uint8_t* word_at = p + 4;
+      p += kValueSize;
+      const uint32_t word = LoadBig32(word_at);
+      const uint64_t from_record = uint64_t{word} * 4;
+      if (from_record < kBias + sets_end ||
+          from_record - kBias + kValueBlockHeader > size) {
+        return DataLossAt(base + static_cast<uint64_t>(word_at - data),
+                          absl::StrCat("value block offset ", word,
+                                       " words lies outside the value "
+                                       "blocks (payload bytes ",
+                                       sets_end, " to ", size, ")"));
       }
+      const size_t pos = static_cast<size_t>(from_record - kBias);
+      const uint32_t header = LoadBig32(data + pos);
+      const uint32_t length = header & kValueBlockMaxLength;
+      if (length < kValueBlockHeader) {
+        return DataLossAt(base + pos,
+                          absl::StrCat("value block length ", length, " < ",
+                                       kValueBlockHeader));
+      }
+      const size_t left = size - pos - kValueBlockHeader;
+      if (length - kValueBlockHeader > left) {
+        return DataLossAt(base + pos,
+                          absl::StrCat("value block length ", length,
+                                       " runs past the record end (",
+                                       left + kValueBlockHeader,
+                                       " bytes left)"));
+      }
+      v.block_type = static_cast<uint8_t>(header >> 24);
+      v.block = std::span<const uint8_t>(data + pos + kValueBlockHeader,
+                                         length - kValueBlockHeader);
+      end = std::max(end, PadTo32Bits(pos + length));
     }
   }
   if (end != payload.size()) {
