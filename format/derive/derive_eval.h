@@ -190,10 +190,10 @@ class DeriveEvaluator {
 };
 
 // The 64 bits an integer value of a derived metric is held in (a signed
-// one's in two's complement), as C's conversion of `v` gives them, read
-// from long double's significand where `v` is an integer in range: no
-// conversion, which changes the x87 control word twice (31% of a derived
-// replay with integer columns once).
+// one's in two's complement), as C's conversion of `v` gives them, without
+// x87's conversion where it can (it changes the control word twice: 31% of
+// a replay with integer derived columns once): below 2^53 through a double,
+// above from long double's significand where `v` is an integer in range.
 uint64_t DeriveIntegerBitsSlow(long double v, bool is_signed);
 inline uint64_t DeriveIntegerBits(long double v, bool is_signed) {
   // Most integers are below 2^53: through a double, which holds them and
