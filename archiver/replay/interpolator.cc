@@ -96,7 +96,7 @@ uint64_t CounterBetween(int32_t type, uint64_t p, uint64_t n, double t, double t
 }  // namespace
 
 Interpolator::Interpolator(const ColumnSet& columns, format::Timestamp base, const GridSpec& grid,
-                           bool raw)
+                           bool raw, const std::vector<uint8_t>* shown)
     : columns_(columns),
       base_sec_(base.sec),
       base_nsec_(base.nsec),
@@ -106,13 +106,15 @@ Interpolator::Interpolator(const ColumnSet& columns, format::Timestamp base, con
       metric_had_(columns.metrics().size()),
       metric_has_(columns.metrics().size()),
       rate_(columns.size()),
+      number_(columns.size()),
       multiplier_(columns.size(), 1),
       prev_kind_(columns.size(), kNoValue),
       prev_bits_(columns.size()),
       ahead_until_(columns.size(), INT64_MIN),
       no_more_until_(columns.size(), INT64_MIN) {
   for (size_t c = 0; c < columns.size(); ++c) {
-    rate_[c] = !raw && columns.desc(c).sem == format::kSemCounter;
+    number_[c] = shown == nullptr || (c < shown->size() && (*shown)[c] != 0);
+    rate_[c] = !raw && columns.desc(c).sem == format::kSemCounter && number_[c];
     multiplier_[c] = RateMultiplier(columns.desc(c));
   }
 }
@@ -335,6 +337,7 @@ void Interpolator::Rates() {
                              static_cast<long double>(d % 1000000000) / 1000000000.0L);
   }
   for (size_t c = 0; c < row_.kinds.size(); ++c) {
+    if (!number_[c]) continue;  // an operand only: its kind and bits are what is read
     const ValueKind kind = row_.kind(c);
     const ValueKind pk = static_cast<ValueKind>(prev_kind_[c]);
     const uint64_t pb = prev_bits_[c];

@@ -71,8 +71,11 @@ struct GridSpec {
 class Interpolator {
  public:
   // `base` is the time libpcp measures from (the first archive's label
-  // time). Keeps a reference to `columns`. REQUIRES: grid.step > 0.
-  Interpolator(const ColumnSet& columns, format::Timestamp base, const GridSpec& grid, bool raw);
+  // time). Keeps a reference to `columns`. Where `shown` is given, only
+  // the columns it marks (nonzero) get a number or rate worked out, as in
+  // RecordRows. REQUIRES: grid.step > 0.
+  Interpolator(const ColumnSet& columns, format::Timestamp base, const GridSpec& grid, bool raw,
+               const std::vector<uint8_t>* shown = nullptr);
 
   // Adds the next sample (in time order).
   void Add(const Sample& s);
@@ -159,6 +162,7 @@ class Interpolator {
   std::vector<uint8_t> metric_had_;  // per metric: a value at the previous grid time
   std::vector<uint8_t> metric_has_;
   std::vector<uint8_t> rate_;        // per column: shown as a rate
+  std::vector<uint8_t> number_;      // per column: shown (as a number or a rate)
   std::vector<double> multiplier_;   // per column: RateMultiplier
   std::vector<uint8_t> prev_kind_;   // per column: the value at the previous grid time
   std::vector<uint64_t> prev_bits_;

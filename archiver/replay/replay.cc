@@ -147,12 +147,13 @@ absl::Status Replay::Run(const ReplayPlan& plan, const std::vector<Output*>& out
   if (derived_ != nullptr) derived_->RateWrapsBackwards(plan.rate_wraps_backwards);
   std::unique_ptr<Interpolator> interp;
   std::unique_ptr<RecordRows> records;
-  // With derived metrics, the operands not shown get no rate worked out.
+  // With derived metrics, the operands not shown get no number or rate worked out.
   const std::vector<uint8_t> shown_operands =
       derived_ != nullptr ? derived_->ShownOperands(columns_.size()) : std::vector<uint8_t>();
   auto start_over = [&] {
     if (grid) {
-      interp = std::make_unique<Interpolator>(columns_, archives_.start(), grid_spec, plan.raw);
+      interp = std::make_unique<Interpolator>(columns_, archives_.start(), grid_spec, plan.raw,
+                                              derived_ != nullptr ? &shown_operands : nullptr);
     } else {
       records = std::make_unique<RecordRows>(columns_, plan.raw,
                                              derived_ != nullptr ? &shown_operands : nullptr,

@@ -27,6 +27,7 @@ namespace {
 using ::mmvlog::testing::Grid;
 using ::mmvlog::testing::GridRows;
 using ::mmvlog::testing::OpenArchives;
+using ::mmvlog::testing::RecordRowsOf;
 using ::mmvlog::testing::Shown;
 using ::mmvlog::testing::TestArchive;
 using ::mmvlog::testing::TimeAt;
@@ -104,6 +105,39 @@ TEST(Interpolator, CounterRatesFromTheRoundedValuesNoneAtTheFirstGridTime) {
   // The first row still has the counters' values.
   EXPECT_EQ(rows[0].kind(o->Col("cnt")), kUint);
   EXPECT_EQ(rows[0].shown[o->Col("cnt")], kNoNumber);
+}
+
+// Columns only read (a derived metric's operands) keep their kinds and bits
+// but get no number or rate, on the grid and at the records alike; the
+// shown ones are as without the mark.
+TEST(Interpolator, ColumnsNotShownGetNoNumber) {
+  auto o = OpenArchives({Basic().Write("basic_shown")});
+  ASSERT_NE(o, nullptr);
+  std::vector<uint8_t> shown(o->columns.size(), 0);
+  shown[o->Col("cnt")] = 1;
+  shown[o->Col("inst")] = 1;
+  const std::vector<Row> all = GridRows(*o, Grid(0, 3), false);
+  const std::vector<Row> some = GridRows(*o, Grid(0, 3), false, &shown);
+  const std::vector<Row> all_at = RecordRowsOf(*o, false);
+  const std::vector<Row> some_at = RecordRowsOf(*o, false, &shown);
+  for (const auto& [a, b] : {std::pair{&all, &some}, std::pair{&all_at, &some_at}}) {
+    ASSERT_EQ(a->size(), b->size());
+    size_t numbers = 0;
+    for (size_t r = 0; r < a->size(); ++r) {
+      for (size_t c = 0; c < o->columns.size(); ++c) {
+        EXPECT_EQ((*a)[r].kinds[c], (*b)[r].kinds[c]);
+        if ((*a)[r].kind(c) != kString) EXPECT_EQ((*a)[r].bits[c], (*b)[r].bits[c]);
+        if (shown[c] != 0) {
+          EXPECT_EQ((*a)[r].shown[c], (*b)[r].shown[c]);
+          if ((*b)[r].shown[c] == kNumber) EXPECT_EQ((*a)[r].numbers[c], (*b)[r].numbers[c]);
+        } else {
+          EXPECT_EQ((*b)[r].shown[c], kNoNumber) << c;
+          numbers += (*a)[r].shown[c] == kNumber;
+        }
+      }
+    }
+    EXPECT_GT(numbers, 20u);  // shown all, they had numbers
+  }
 }
 
 TEST(Interpolator, InstantsAndDiscreteTakeTheNearestSampleTiesToThePrior) {

@@ -346,9 +346,10 @@ inline archiver::GridSpec Grid(double origin, double step) {
 }
 
 // The rows of `grid` over the whole recording, copied.
-inline std::vector<archiver::Row> GridRows(const Opened& o, const archiver::GridSpec& grid, bool raw) {
+inline std::vector<archiver::Row> GridRows(const Opened& o, const archiver::GridSpec& grid, bool raw,
+                                           const std::vector<uint8_t>* shown = nullptr) {
   archiver::SampleStream s(o.set.archives(), o.columns);
-  archiver::Interpolator in(o.columns, o.set.start(), grid, raw);
+  archiver::Interpolator in(o.columns, o.set.start(), grid, raw, shown);
   std::vector<archiver::Row> rows;
   while (const archiver::Sample* x = s.Next()) {
     in.Add(*x);
@@ -360,9 +361,10 @@ inline std::vector<archiver::Row> GridRows(const Opened& o, const archiver::Grid
 }
 
 // The rows at the records, copied.
-inline std::vector<archiver::Row> RecordRowsOf(const Opened& o, bool raw) {
+inline std::vector<archiver::Row> RecordRowsOf(const Opened& o, bool raw,
+                                               const std::vector<uint8_t>* shown = nullptr) {
   archiver::SampleStream s(o.set.archives(), o.columns);
-  archiver::RecordRows rr(o.columns, raw);
+  archiver::RecordRows rr(o.columns, raw, shown);
   std::vector<archiver::Row> rows;
   while (const archiver::Sample* x = s.Next()) {
     if (const archiver::Row* r = rr.Take(*x)) rows.push_back(*r);
