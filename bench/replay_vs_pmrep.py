@@ -19,6 +19,8 @@ Both tools print every sample of every metric under `bench`, both ways:
   derived (--modes derived): 20 derived metrics over bench.m0 and bench.m1
          mmvlog replay --csv -e DEFS ARCHIVE d.e0 ... d.e19
          pmrep -a ARCHIVE -o csv -u -e DEFS d.e0 ... d.e19
+  scalar (--modes scalar): 20 derived metrics of one value each (sums,
+         averages, extremes, counts over the instances), s.e0 ... s.e19
 each R times (default 3), output to a file. Printed per mode: the median
 wall time and CPU time (user + system, from wait4) of each tool and the
 ratios pmrep / mmvlog. Before timing, the outputs are checked to agree:
@@ -140,6 +142,22 @@ def derived_definitions(metrics):
     return ";".join("%s=%s" % (n, e) for n, e in zip(names, exprs)), names
 
 
+def scalar_definitions(metrics):
+    """Twenty derived metrics of one value each over bench.m0 and bench.m1
+    (sums, averages, extremes, counts over the instances, and their
+    combinations; PCP 6.0.3 takes them, where it refuses rate(sum(x))), as
+    one pmrep -e text, and their names: issue 31's "20 derived columns"
+    read literally."""
+    a, b = "bench.m0", "bench.m%d" % min(1, metrics - 1)
+    exprs = []
+    for x, y in ((a, b), (b, a)):
+        exprs += ["sum(%s)" % x, "avg(%s)" % x, "max(%s)" % x, "min(%s)" % x, "count(%s)" % x,
+                  "max(%s) - min(%s)" % (x, x), "sum(%s) / 4" % x, "avg(%s) * 2" % x,
+                  "sum(%s) + sum(%s)" % (x, y), "sum(%s) * 8" % x]
+    names = ["s.e%d" % i for i in range(len(exprs))]
+    return ";".join("%s=%s" % (n, e) for n, e in zip(names, exprs)), names
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--metrics", type=int, default=100)
@@ -152,7 +170,8 @@ def main():
                          ".meta compressed so (xz as pmlogcompress: -2 --block-size=10MiB); "
                          "pmrep is run on what PCP 6.0.3 reads (not .zst)")
     ap.add_argument("--modes", default="rates,raw",
-                    help="rates, raw, derived (20 pmrep -e expressions over bench.m0, bench.m1)")
+                    help="rates, raw, derived (20 pmrep -e expressions over bench.m0, bench.m1), "
+                         "scalar (20 of one value each over them)")
     ap.add_argument("--interval", default="",
                     help="resample every INTERVAL (both tools' -t) instead of every record "
                          "(pmrep -u)")
@@ -202,12 +221,14 @@ def main():
                 xz_floor = (statistics.median(f[0] for f in floor), statistics.median(f[1] for f in floor))
                 print("%-5s %-6s %-8s %10.3f %10.3f" % ("xz", "-", "xz -dc", xz_floor[0], xz_floor[1]))
             defs, names = derived_definitions(args.metrics)
+            scalar_defs, scalar_names = scalar_definitions(args.metrics)
             for mode, ours_flags, their_flags in (("rates", [], []), ("raw", ["--raw"], ["-r"]),
-                                                  ("derived", ["-e", defs], ["-e", defs])):
+                                                  ("derived", ["-e", defs], ["-e", defs]),
+                                                  ("scalar", ["-e", scalar_defs], ["-e", scalar_defs])):
                 if mode not in args.modes.split(","):
                     continue
                 grid = ["-t", args.interval] if args.interval else []
-                shown = names if mode == "derived" else ["bench"]
+                shown = {"derived": names, "scalar": scalar_names}.get(mode, ["bench"])
                 ours = [mmvlog, "replay", "--csv"] + grid + ours_flags + [base] + shown
                 # pmrep on the plain archive where PCP 6.0.3 cannot read the codec.
                 theirs_base = base if pmrep_reads else archive
