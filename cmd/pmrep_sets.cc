@@ -153,6 +153,8 @@ absl::Status SetOption(const std::string& key, const std::string& raw, const std
     if (key == "width") o.width = static_cast<int>(n); else o.width_force = static_cast<int>(n);
   } else if (key == "ignore_unknown") {
     o.ignore_unknown = format::OptionBool(v) == 1 || v == "1";
+  } else if (key == "ignore_incompat") {
+    o.ignore_incompat = format::OptionBool(v) == 1 || v == "1";
   } else if (key == "limit_filter" || key == "limit_filter_force") {
     absl::Status s = integer(&n);
     if (!s.ok()) return s;
@@ -273,6 +275,10 @@ absl::StatusOr<PmrepResolved> ResolvePmrep(const PmrepCommandLine& cl) {
   if (cl.raw_prefer) o.raw_prefer = true;
   if (!cl.instances.empty()) o.instances = cl.instances;
   if (cl.ignore_unknown) o.ignore_unknown = true;
+  if (cl.ignore_incompat) o.ignore_incompat = true;
+  if (cl.limit_filter) o.limit_filter = *cl.limit_filter;
+  if (cl.limit_filter_force) o.limit_filter_force = *cl.limit_filter_force;
+  if (cl.no_globals) globals = false;
   if (cl.timestamps) r.timestamp = true;
   if (cl.no_unit_info) r.unitinfo = false;
   if (cl.no_inst_info) r.instinfo = false;

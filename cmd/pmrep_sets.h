@@ -43,6 +43,12 @@ struct PmrepCommandLine {
   std::optional<std::string> colxrow;        // -X
   bool no_interpolation = false;             // -u
   bool omit_flat = false;                    // -v
+  bool no_globals = false;                   // -G
+  bool ignore_incompat = false;              // -I
+  std::optional<int64_t> limit_filter, limit_filter_force;  // -8, -9
+  // pmrep's options given whose report replay does not print ("-J
+  // (--rank)"): refused.
+  std::vector<std::string> refused;
 };
 
 // A pmrep option that is set (true, non-zero, named) but whose report

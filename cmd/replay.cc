@@ -71,6 +71,9 @@ struct ReplayFlags {
   bool follow = false;
   std::string to_mmv;
   double speed = 1.0;
+  bool check = false;                 // -C
+  bool delay = false;                 // -d
+  bool invert_filter = false;         // -n
   bool utc_times = false;             // old spelling of -Z UTC
   std::vector<std::string> args;      // [ARCHIVE...] [METRIC...]
   std::string interpolation = "auto";  // --interpolation
@@ -106,6 +109,44 @@ void AddPmrepOptions(CLI::App* app, ReplayFlags* f) {
       ->group(kSets);
   app->add_flag("-5,--ignore-unknown", f->pmrep.ignore_unknown, "leave out metrics the archives lack")
       ->group(kSets);
+  app->add_flag("-I,--ignore-incompat", f->pmrep.ignore_incompat,
+                "leave out metrics pmrep cannot show (their type, instances or units)")
+      ->group(kSets);
+  app->add_flag("-G,--no-globals", f->pmrep.no_globals, "leave out the [global] metrics")
+      ->group(kSets);
+  app->add_option("-8,--limit-filter", f->pmrep.limit_filter,
+                  "hide values below N (above -N) where a metric does not say")
+      ->type_name("N")
+      ->group(kSets);
+  app->add_option("-9,--limit-filter-force", f->pmrep.limit_filter_force,
+                  "hide values below N (above -N) in every column")
+      ->type_name("N")
+      ->group(kSets);
+  app->add_flag("-n,--invert-filter", f->invert_filter,
+                "as pmrep (it reorders ranking and live filtering, which replay does not do)")
+      ->group(kSets);
+  app->add_flag("-C,--check", f->check, "print the headers only (pmrep's check of a set)")
+      ->group(kSets);
+  app->add_flag("-d,--delay", f->delay, "pause the interval between rows on a grid, as pmrep -d")
+      ->group(kSets);
+  // pmrep's options for reports replay does not print: refused, naming
+  // the option, rather than read as metric names or unknown options.
+  for (const char* name :
+       {"-1,--dynamic-header", "-2,--overall-rank", "-3,--overall-rank-alt", "-7,--fixed-header",
+        "-g,--separate-header", "-j,--live-filter", "-k,--extended-csv", "-m,--include-labels",
+        "-x,--extended-header", "--include-texts", "--daemonize"}) {
+    app->add_flag_callback(name, [f, name] { f->pmrep.refused.push_back(name); },
+                           "pmrep's; not supported by replay")
+        ->group("");  // not in --help: refused
+  }
+  for (const char* name : {"-4,--names-change", "-6,--sort-metric", "-J,--rank", "-N,--predicate",
+                           "-F,--output-file", "-K,--spec-local"}) {
+    app->add_option_function<std::string>(
+           name, [f, name](const std::string&) { f->pmrep.refused.push_back(name); },
+           "pmrep's; not supported by replay")
+        ->type_name("ARG")
+        ->group("");  // not in --help: refused
+  }
   app->add_flag("-p,--timestamps", f->pmrep.timestamps, "times in pmrep's table")->group(kSets);
   app->add_flag("-U,--no-unit-info", f->pmrep.no_unit_info, "no units line in pmrep's table")
       ->group(kSets);
@@ -381,6 +422,15 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
   }
   // A pmrep metric set: its metrics, formulas and options, pmrep's 1 s
   // grid unless -t or the set says otherwise, and pmrep's CSV.
+  if (!f.pmrep.refused.empty()) {
+    std::string option = f.pmrep.refused.front();  // "-J,--rank" as declared
+    if (const size_t comma = option.find(','); comma != std::string::npos) {
+      option = absl::StrCat(option.substr(0, comma), " (", option.substr(comma + 1), ")");
+    }
+    return Fail(absl::StrCat("pmrep option ", option,
+                             " is not supported by replay: its report would not be pmrep's; "
+                             "leave it out, or use pmrep"));
+  }
   std::optional<PmrepResolved> pmrep;
   int64_t samples = std::max<int64_t>(f.samples, 0);
   if (WantsPmrepReport(metrics) || !f.pmrep.config.empty()) {  // -c asks for pmrep's report too
@@ -498,6 +548,8 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
   plan.pmval_rows = text && !csv && !json && !pmrep;
   plan.strict_singular = pmrep.has_value();
   plan.sleep_until = SleepUntil;
+  plan.headers_only = f.check;
+  plan.delay = f.delay;
 
   // pmrep's cells, each output its own, with the instances its
   // fetchgroup names (pmrep_instance_names.h).

@@ -234,8 +234,10 @@ absl::StatusOr<std::vector<PmrepColumn>> LayOutPmrepColumns(
       size_t rank, metric;
       const std::string* name;
     };
+    // -I: check_metric's lookup fails for them (PM_ERR_BADDERIVE), and
+    // it returns, leaving them out.
     for (const std::string& n : unbound_derived) {
-      if (named(n)) {
+      if (named(n) && !options.ignore_incompat) {
         return absl::InvalidArgumentError(absl::StrCat(
             "Invalid metric ", n, " (PM_ERR_BADDERIVE Derived metric definition failed)."));
       }
@@ -260,9 +262,11 @@ absl::StatusOr<std::vector<PmrepColumn>> LayOutPmrepColumns(
       if (!used.insert(match.metric).second) continue;
       absl::Status s = AddMetric(options, spec, columns, columns.metrics()[match.metric],
                                  *match.name, &out);
-      if (!s.ok()) return s;
+      // -I: pmconfig.py's check_metric returns, and its finalizing drops
+      // the metric, where they would have refused it.
+      if (!s.ok() && !options.ignore_incompat) return s;
     }
-    if (!found && !options.ignore_unknown) {
+    if (!found && !options.ignore_unknown && !(options.ignore_incompat && !spec.formula.empty())) {
       return absl::InvalidArgumentError(absl::StrCat(
           "Invalid metric ", spec.name,
           spec.formula.empty() ? " (PM_ERR_NAME Unknown metric name)."

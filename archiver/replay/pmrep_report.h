@@ -51,6 +51,9 @@ struct PmrepOptions {
   std::string count_scale, space_scale, time_scale;
   std::string count_scale_force, space_scale_force, time_scale_force;
   bool ignore_unknown = false;
+  // ignore_incompat (-I): a metric pmrep cannot show (its type, its
+  // instance domain, its instances or units) left out, not refused.
+  bool ignore_incompat = false;
   bool omit_flat = false;           // omit_flat (-v): metrics without instances left out
   int width = 0;                    // width (-w): where the spec names none
   std::optional<int> width_force;   // width_force (-W)

@@ -137,6 +137,13 @@ absl::Status Replay::Run(const ReplayPlan& plan, const std::vector<Output*>& out
     header.step = grid_spec.step;
   }
   for (Output* o : outputs) o->Begin(header);
+  if (plan.headers_only) {
+    absl::Status status;
+    for (Output* o : outputs) {
+      if (absl::Status s = o->End(ReplayEnd{}); !s.ok() && status.ok()) status = s;
+    }
+    return status;
+  }
 
   SampleStream stream(archives_.archives(), columns_);
   if (plan.follow) stream.Follow();
@@ -163,7 +170,14 @@ absl::Status Replay::Run(const ReplayPlan& plan, const std::vector<Output*>& out
   start_over();
   std::vector<uint8_t> active(outputs.size(), 1);
   size_t active_count = outputs.size();
+  bool given = false;
   auto give = [&](const Row& operand_row) {
+    if (plan.delay && grid && given && plan.sleep_until &&
+        !plan.sleep_until(absl::Now() + grid_spec.step)) {
+      active_count = 0;  // a signal: stop as a follower stops
+      return;
+    }
+    given = true;
     const Row& row =
         derived_ != nullptr ? derived_->Project(columns_, operand_row, plan.raw) : operand_row;
     const bool empty = !row.grid && !row.mark && row.ValueCount() == 0;

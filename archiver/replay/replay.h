@@ -61,6 +61,11 @@ struct ReplayPlan {
   // later give no value (format::DeriveFetch::rate_wraps_backwards).
   bool rate_wraps_backwards = false;
   bool follow = false;  // keep reading a recording still being written
+  // pmrep -C: the outputs' headers, then nothing more.
+  bool headers_only = false;
+  // pmrep -d: a pause of the interval between rows on a grid (through
+  // sleep_until).
+  bool delay = false;
   // Waits until a time; false: stop (a signal). Used while following.
   std::function<bool(absl::Time)> sleep_until;
 };

@@ -248,6 +248,45 @@ class PmrepSetsTest(unittest.TestCase):
             self.assertNotEqual(q.returncode, 0)
             self.assertIn("Incompatible configuration file version", q.stderr)
 
+    def test_options_of_pmrep_command_line(self):
+        # -C (the headers only), -G (no [global] metrics), -d (a pause a
+        # row: the same rows), -8/-9 (limits), -n (nothing without live
+        # filtering), -I (what pmrep cannot show left out: an unbound
+        # derived metric here), beside pmrep; its options for reports
+        # replay does not print refused by name, not read as metric names.
+        conf = os.path.join(self.root, "cmdline.conf")
+        with open(conf, "w") as f:
+            f.write("[global]\nmmv.app.requests = r,,,,\n\n"
+                    "[q]\nmmv.app.queue = q,,,,\n\n"
+                    "[unbound]\nnone = app.none\nnone.formula = rate(no.such.metric)\n"
+                    "mmv.app.queue = q,,,,\n")
+        a = ["-c", conf, "-a", os.path.join(LIVE, "ml3")]
+        for output in ([], ["-o", "csv"]):
+            checked = self.same(a + [":q", "-C"] + output)
+            self.assertEqual(len(checked.splitlines()), 1 if output else 3)
+            self.assertIn("mmv.app.requests" if output else "r", checked)
+            full = self.same(a + [":q", "-s", "4"] + output)
+            no_globals = self.same(a + [":q", "-G", "-s", "4"] + output)
+            self.assertIn("mmv.app.requests" if output else " r ", full)
+            self.assertNotIn("mmv.app.requests", no_globals)
+            self.assertNotEqual(no_globals, full)
+            self.same(a + [":q", "-G", "-s", "4", "-8", "3"] + output)
+            self.same(a + [":q", "-s", "4", "-9", "-4"] + output)
+            self.assertEqual(self.same(a + [":q", "-s", "4", "-n"] + output), full)
+            self.assertEqual(self.same(a + [":q", "-s", "3", "-t", "0.2", "-d"] + output),
+                             self.same(a + [":q", "-s", "3", "-t", "0.2"] + output))
+            unbound = self.same(a + [":unbound", "-G", "-I", "-s", "4"] + output)
+            self.assertIn("q", unbound)
+            p, q = self.both(a + [":unbound", "-G", "-s", "4"] + output)
+            self.assertNotEqual(p.returncode, 0)
+            self.assertNotEqual(q.returncode, 0)
+        for flag in (["-7"], ["-1"], ["-J", "2"], ["-x"], ["-g"], ["-k", "-o", "csv"]):
+            p, q = self.both(a + [":q", "-s", "2"] + flag)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertNotEqual(q.returncode, 0)
+            self.assertIn("pmrep option %s (" % flag[0], q.stderr)
+            self.assertEqual(q.stdout, "")
+
     def test_metric_names_as_pmrep_walks_them(self):
         # Subtrees listed in libpcp's walk of the namespace (later branches
         # first); a PMID under several names found by any, shown once; a
