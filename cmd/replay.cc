@@ -104,31 +104,27 @@ void AddPmrepOptions(CLI::App* app, ReplayFlags* f) {
       ->type_name("N")
       ->check(CLI::NonNegativeNumber)
       ->group(kSets);
-  app->add_flag("-R,--raw-prefer", f->pmrep.raw_prefer,
-                "counters as stored where a metric's spec does not say")
-      ->group(kSets);
-  app->add_flag("-5,--ignore-unknown", f->pmrep.ignore_unknown, "leave out metrics the archives lack")
-      ->group(kSets);
-  app->add_flag("-I,--ignore-incompat", f->pmrep.ignore_incompat,
-                "leave out metrics pmrep cannot show (their type, instances or units)")
-      ->group(kSets);
-  app->add_flag("-G,--no-globals", f->pmrep.no_globals, "leave out the [global] metrics")
-      ->group(kSets);
-  app->add_option("-8,--limit-filter", f->pmrep.limit_filter,
-                  "hide values below N (above -N) where a metric does not say")
-      ->type_name("N")
-      ->group(kSets);
-  app->add_option("-9,--limit-filter-force", f->pmrep.limit_filter_force,
-                  "hide values below N (above -N) in every column")
-      ->type_name("N")
-      ->group(kSets);
-  app->add_flag("-n,--invert-filter", f->invert_filter,
-                "as pmrep (it reorders ranking and live filtering, which replay does not do)")
-      ->group(kSets);
-  app->add_flag("-C,--check", f->check, "print the headers only (pmrep's check of a set)")
-      ->group(kSets);
-  app->add_flag("-d,--delay", f->delay, "pause the interval between rows on a grid, as pmrep -d")
-      ->group(kSets);
+  // pmrep's switches, each a flag.
+  for (auto [name, to, what] : {
+           std::tuple{"-R,--raw-prefer", &f->pmrep.raw_prefer,
+                      "counters as stored where a metric's spec does not say"},
+           {"-5,--ignore-unknown", &f->pmrep.ignore_unknown, "leave out metrics the archives lack"},
+           {"-I,--ignore-incompat", &f->pmrep.ignore_incompat,
+            "leave out metrics pmrep cannot show (their type, instances or units)"},
+           {"-G,--no-globals", &f->pmrep.no_globals, "leave out the [global] metrics"},
+           {"-n,--invert-filter", &f->invert_filter,
+            "as pmrep (it reorders ranking and live filtering, which replay does not do)"},
+           {"-C,--check", &f->check, "print the headers only (pmrep's check of a set)"},
+           {"-d,--delay", &f->delay, "pause the interval between rows on a grid, as pmrep -d"}}) {
+    app->add_flag(name, *to, what)->group(kSets);
+  }
+  for (auto [name, to, what] :
+       {std::tuple{"-8,--limit-filter", &f->pmrep.limit_filter,
+                   "hide values below N (above -N) where a metric does not say"},
+        {"-9,--limit-filter-force", &f->pmrep.limit_filter_force,
+         "hide values below N (above -N) in every column"}}) {
+    app->add_option(name, *to, what)->type_name("N")->group(kSets);
+  }
   // pmrep's options for reports replay does not print: refused, naming
   // the option, rather than read as metric names or unknown options.
   for (const char* name :

@@ -119,6 +119,13 @@ class PmrepSetsTest(unittest.TestCase):
                            cwd=cwd, timeout=600)
         return p, q
 
+    def conf_file(self, name, text):
+        """A pmrep.conf of the test's own, by name: its path."""
+        path = os.path.join(self.root, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
     def same(self, args, **kw):
         p, q = self.both(args, **kw)
         self.assertEqual(p.returncode, 0, p.stderr[-1000:])
@@ -212,17 +219,16 @@ class PmrepSetsTest(unittest.TestCase):
         # csv or stdout chosen by the set, -o stdout: as pmrep. An option
         # replay cannot print as pmrep does is refused, naming itself and
         # its file; the same option turned off is no change.
-        conf = os.path.join(self.root, "reshape.conf")
-        with open(conf, "w") as f:
-            f.write("[mix]\nmmv.app.requests = r,,,,\nmmv.app.queue = q,,,,\n"
-                    "mmv.app.latency = l,,ms,,,1\n\n"
-                    "[flat]\nomit_flat = yes\nmmv.app.requests = r,,,,\nmmv.app.queue = q,,,,\n\n"
-                    "[records]\ninterpol = no\nmmv.app.requests = r,,,,\nmmv.app.queue = q,,,,\n\n"
-                    "[ascsv]\noutput = csv\nmmv.app.queue = q,,,,\n\n"
-                    "[astable]\noutput = stdout\nmmv.app.queue = q,,,,\n\n"
-                    "[ranked]\nrank = 2\nmmv.app.queue = q,,,,\n\n"
-                    "[unranked]\nrank = 0\nextcsv = no\nmmv.app.queue = q,,,,\n\n"
-                    "[v2]\nversion = 2\nmmv.app.queue = q,,,,\n")
+        conf = self.conf_file("reshape.conf",
+                              "[mix]\nmmv.app.requests = r,,,,\nmmv.app.queue = q,,,,\n"
+                              "mmv.app.latency = l,,ms,,,1\n\n"
+                              "[flat]\nomit_flat = yes\nmmv.app.requests = r,,,,\nmmv.app.queue = q,,,,\n\n"
+                              "[records]\ninterpol = no\nmmv.app.requests = r,,,,\nmmv.app.queue = q,,,,\n\n"
+                              "[ascsv]\noutput = csv\nmmv.app.queue = q,,,,\n\n"
+                              "[astable]\noutput = stdout\nmmv.app.queue = q,,,,\n\n"
+                              "[ranked]\nrank = 2\nmmv.app.queue = q,,,,\n\n"
+                              "[unranked]\nrank = 0\nextcsv = no\nmmv.app.queue = q,,,,\n\n"
+                              "[v2]\nversion = 2\nmmv.app.queue = q,,,,\n")
         for archive in ("ml3", "pl3"):
             a = ["-c", conf, "-a", os.path.join(LIVE, archive)]
             flat = self.same(a + [":mix", "-v", "-o", "csv"])
@@ -254,12 +260,11 @@ class PmrepSetsTest(unittest.TestCase):
         # filtering), -I (what pmrep cannot show left out: an unbound
         # derived metric here), beside pmrep; its options for reports
         # replay does not print refused by name, not read as metric names.
-        conf = os.path.join(self.root, "cmdline.conf")
-        with open(conf, "w") as f:
-            f.write("[global]\nmmv.app.requests = r,,,,\n\n"
-                    "[q]\nmmv.app.queue = q,,,,\n\n"
-                    "[unbound]\nnone = app.none\nnone.formula = rate(no.such.metric)\n"
-                    "mmv.app.queue = q,,,,\n")
+        conf = self.conf_file("cmdline.conf",
+                              "[global]\nmmv.app.requests = r,,,,\n\n"
+                              "[q]\nmmv.app.queue = q,,,,\n\n"
+                              "[unbound]\nnone = app.none\nnone.formula = rate(no.such.metric)\n"
+                              "mmv.app.queue = q,,,,\n")
         a = ["-c", conf, "-a", os.path.join(LIVE, "ml3")]
         for output in ([], ["-o", "csv"]):
             checked = self.same(a + [":q", "-C"] + output)
