@@ -132,8 +132,8 @@ bool SampleStream::Decode(const format::DecodedResult& r) {
         (p.type == format::kTypeU64 || p.type == format::kType64 ||
          p.type == format::kTypeDouble)) {
       // The commonest set (64-bit values of instances in the order of the
-      // record before): each value's bits read straight;
-      // the first value that is not so goes to the loop below.
+      // record before): each value's bits read straight; the first value
+      // that is not so goes to the loop below.
       const size_t n = std::min(set.values.size(), p.last_inst.size());
       sample_.values.reserve(sample_.values.size() + n);
       const uint8_t type = static_cast<uint8_t>(p.type);
