@@ -73,7 +73,6 @@ struct ReplayFlags {
   double speed = 1.0;
   bool check = false;                 // -C
   bool delay = false;                 // -d
-  bool invert_filter = false;         // -n
   bool utc_times = false;             // old spelling of -Z UTC
   std::vector<std::string> args;      // [ARCHIVE...] [METRIC...]
   std::string interpolation = "auto";  // --interpolation
@@ -112,12 +111,14 @@ void AddPmrepOptions(CLI::App* app, ReplayFlags* f) {
            {"-I,--ignore-incompat", &f->pmrep.ignore_incompat,
             "leave out metrics pmrep cannot show (their type, instances or units)"},
            {"-G,--no-globals", &f->pmrep.no_globals, "leave out the [global] metrics"},
-           {"-n,--invert-filter", &f->invert_filter,
-            "as pmrep (it reorders ranking and live filtering, which replay does not do)"},
            {"-C,--check", &f->check, "print the headers only (pmrep's check of a set)"},
            {"-d,--delay", &f->delay, "pause the interval between rows on a grid, as pmrep -d"}}) {
     app->add_flag(name, *to, what)->group(kSets);
   }
+  app->add_flag_callback("-n,--invert-filter", [] {},  // changes nothing here
+                         "as pmrep (it reorders ranking and live filtering, which replay does "
+                         "not do)")
+      ->group(kSets);
   for (auto [name, to, what] :
        {std::tuple{"-8,--limit-filter", &f->pmrep.limit_filter,
                    "hide values below N (above -N) where a metric does not say"},
@@ -416,8 +417,6 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
     return UsageError("replay", "-e: derived metrics are shown in rows (csv, json, text, stats, "
                                 "summary, plots), not in the dump of records");
   }
-  // A pmrep metric set: its metrics, formulas and options, pmrep's 1 s
-  // grid unless -t or the set says otherwise, and pmrep's CSV.
   if (!f.pmrep.refused.empty()) {
     std::string option = f.pmrep.refused.front();  // "-J,--rank" as declared
     if (const size_t comma = option.find(','); comma != std::string::npos) {
@@ -427,6 +426,8 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
                              " is not supported by replay: its report would not be pmrep's; "
                              "leave it out, or use pmrep"));
   }
+  // A pmrep metric set: its metrics, formulas and options, pmrep's 1 s
+  // grid unless -t or the set says otherwise, and pmrep's CSV.
   std::optional<PmrepResolved> pmrep;
   int64_t samples = std::max<int64_t>(f.samples, 0);
   if (WantsPmrepReport(metrics) || !f.pmrep.config.empty()) {  // -c asks for pmrep's report too

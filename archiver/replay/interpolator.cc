@@ -5,7 +5,6 @@
 #include <limits>
 #include <type_traits>
 
-#include "archiver/replay/display_units.h"
 #include "format/archive/archive_format.h"
 
 namespace mmvlog::archiver {
@@ -105,18 +104,11 @@ Interpolator::Interpolator(const ColumnSet& columns, format::Timestamp base, con
       hist_(columns.size()),
       metric_had_(columns.metrics().size()),
       metric_has_(columns.metrics().size()),
-      rate_(columns.size()),
-      number_(columns.size()),
-      multiplier_(columns.size(), 1),
+      shown_(columns, raw, shown),
       prev_kind_(columns.size(), kNoValue),
       prev_bits_(columns.size()),
       ahead_until_(columns.size(), INT64_MIN),
       no_more_until_(columns.size(), INT64_MIN) {
-  for (size_t c = 0; c < columns.size(); ++c) {
-    number_[c] = shown == nullptr || (c < shown->size() && (*shown)[c] != 0);
-    rate_[c] = !raw && columns.desc(c).sem == format::kSemCounter && number_[c];
-    multiplier_[c] = RateMultiplier(columns.desc(c));
-  }
 }
 
 void Interpolator::Add(const Sample& s) {
@@ -337,14 +329,14 @@ void Interpolator::Rates() {
                              static_cast<long double>(d % 1000000000) / 1000000000.0L);
   }
   for (size_t c = 0; c < row_.kinds.size(); ++c) {
-    if (!number_[c]) continue;  // an operand only: its kind and bits are what is read
+    if (!shown_.number[c]) continue;  // an operand only: its kind and bits are what is read
     const ValueKind kind = row_.kind(c);
     const ValueKind pk = static_cast<ValueKind>(prev_kind_[c]);
     const uint64_t pb = prev_bits_[c];
     prev_kind_[c] = kind == kString ? kNoValue : kind;
     prev_bits_[c] = row_.bits[c];
     if (kind == kNoValue || kind == kString) continue;
-    if (!rate_[c]) {
+    if (!shown_.rate[c]) {
       row_.shown[c] = kNumber;
       row_.numbers[c] = NumberOf(kind, row_.bits[c]);
       continue;
@@ -362,7 +354,7 @@ void Interpolator::Rates() {
       delta = NumberOf(kind, row_.bits[c]) - NumberOf(pk, pb);
     }
     row_.shown[c] = delta < 0 ? kNegativeRate : kNumber;
-    row_.numbers[c] = delta / dt * multiplier_[c];
+    row_.numbers[c] = delta / dt * shown_.multiplier[c];
   }
 }
 

@@ -48,6 +48,7 @@
 #include "archiver/replay/instance_life.h"
 #include "archiver/replay/row.h"
 #include "archiver/replay/sample_stream.h"
+#include "archiver/replay/shown_numbers.h"
 
 namespace mmvlog::archiver {
 
@@ -161,9 +162,7 @@ class Interpolator {
   int64_t prev_g_ = 0;    // the grid time given last (k_ > 0)
   std::vector<uint8_t> metric_had_;  // per metric: a value at the previous grid time
   std::vector<uint8_t> metric_has_;
-  std::vector<uint8_t> rate_;        // per column: shown as a rate
-  std::vector<uint8_t> number_;      // per column: shown (as a number or a rate)
-  std::vector<double> multiplier_;   // per column: RateMultiplier
+  ShownNumbers shown_;
   std::vector<uint8_t> prev_kind_;   // per column: the value at the previous grid time
   std::vector<uint64_t> prev_bits_;
   Row row_;

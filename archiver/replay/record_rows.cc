@@ -4,7 +4,6 @@
 #include <bit>
 
 #include "absl/time/time.h"
-#include "archiver/replay/display_units.h"
 
 namespace mmvlog::archiver {
 
@@ -12,17 +11,10 @@ RecordRows::RecordRows(const ColumnSet& columns, bool raw, const std::vector<uin
                        bool strict_singular)
     : columns_(columns),
       strict_singular_(strict_singular),
-      rate_(columns.size()),
-      number_(columns.size()),
-      multiplier_(columns.size(), 1),
+      shown_(columns, raw, shown),
       prev_kind_(columns.size(), kNoValue),
       prev_bits_(columns.size()),
       prev_ns_(columns.size()) {
-  for (size_t c = 0; c < columns.size(); ++c) {
-    number_[c] = shown == nullptr || (c < shown->size() && (*shown)[c] != 0);
-    rate_[c] = !raw && columns.desc(c).sem == format::kSemCounter && number_[c];
-    multiplier_[c] = RateMultiplier(columns.desc(c));
-  }
 }
 
 const Row* RecordRows::Take(const Sample& s) {
@@ -66,8 +58,8 @@ const Row* RecordRows::Take(const Sample& s) {
       continue;
     }
     row_.bits[c] = v.bits;
-    if (!rate_[c]) {
-      if (number_[c]) {
+    if (!shown_.rate[c]) {
+      if (shown_.number[c]) {
         row_.shown[c] = kNumber;
         row_.numbers[c] = NumberOf(v.kind, v.bits);
       }
@@ -105,7 +97,7 @@ const Row* RecordRows::Take(const Sample& s) {
       delta = b - a;
     }
     row_.shown[c] = kNumber;
-    row_.numbers[c] = delta / dt * multiplier_[c];
+    row_.numbers[c] = delta / dt * shown_.multiplier[c];
   }
   return &row_;
 }

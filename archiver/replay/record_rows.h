@@ -15,6 +15,7 @@
 #include "archiver/replay/columns.h"
 #include "archiver/replay/row.h"
 #include "archiver/replay/sample_stream.h"
+#include "archiver/replay/shown_numbers.h"
 
 namespace mmvlog::archiver {
 
@@ -35,9 +36,7 @@ class RecordRows {
  private:
   const ColumnSet& columns_;
   bool strict_singular_ = false;
-  std::vector<uint8_t> rate_;  // per column: shown as a rate
-  std::vector<uint8_t> number_;  // per column: shown (as a number or a rate)
-  std::vector<double> multiplier_;  // per column: RateMultiplier
+  ShownNumbers shown_;
   // Per column, its previous value since the last <mark>.
   std::vector<uint8_t> prev_kind_;
   std::vector<uint64_t> prev_bits_;
