@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -83,6 +84,17 @@ void GuardedMapping::reset() {
   if (data_ != nullptr) ::munmap(const_cast<uint8_t*>(data_), size_);
   data_ = nullptr;
   size_ = 0;
+}
+
+bool GuardedMapping::Touch(size_t from, size_t to) const {
+  to = std::min(to, size_);
+  if (from >= to) return true;
+  return Read([from, to](std::span<const uint8_t> bytes) {
+    constexpr size_t kPage = 4096;  // the least page size; a larger one is read more than once
+    for (size_t at = from; at < to; at = (at & ~(kPage - 1)) + kPage) {
+      (void)*static_cast<const volatile uint8_t*>(bytes.data() + at);
+    }
+  });
 }
 
 bool GuardedMapping::ReadImpl(Thunk thunk, void* fn) const {

@@ -100,53 +100,85 @@ std::optional<std::vector<uint32_t>> ValueSizes(const MappedFile& file, const Ma
   return sizes;
 }
 
-bool StoreValues(const MappedFile& file, std::span<const uint8_t> image, int64_t now_usec,
-                 format::ResultTemplate* tmpl, size_t* at) {
-  assert(file.fixed_layout && image.size() >= file.mmv->size);
+namespace {
+
+// One metric's values from `image` into set `set` of `tmpl`.
+bool StoreSet(const MmvFile& mmv, MmvType type, std::span<const uint32_t> offsets, size_t set,
+              std::span<const uint8_t> image, int64_t now_usec, format::ResultTemplate* tmpl) {
   const uint8_t* in = image.data();
-  uint8_t* rec = tmpl->data();
-  for (const MappedMetric& m : file.metrics) {
-    const size_t set = (*at)++;
-    const format::ValueSlots& slots = tmpl->sets()[set];
-    assert(slots.count == m.offsets.size());
-    uint8_t* out = rec + slots.first;
-    const size_t stride = slots.stride;
-    // The bytes as they are (a float or double is not converted, so even a
-    // signalling NaN is kept), in the archive's big-endian order.
-    switch (m.mmv_type) {
-      case MmvType::kI32:
-      case MmvType::kU32:
-      case MmvType::kFloat:
-        for (uint32_t off : m.offsets) {
-          format::StoreBig32(out, format::LoadNative<uint32_t>(in + off));
-          out += stride;
-        }
-        break;
-      case MmvType::kElapsed:
-        // A 64-bit counter of microseconds; an interval still running
-        // (extra < 0: minus its start) counts up to now, as in FillValueSets.
-        for (uint32_t off : m.offsets) {
-          const auto ll = format::LoadNative<int64_t>(in + off);
-          const auto extra = format::LoadNative<int64_t>(in + off + format::kMmvValueExtraOffset);
-          format::StoreBig64(out, static_cast<uint64_t>(ll + (extra < 0 ? now_usec + extra : 0)));
-          out += stride;
-        }
-        break;
-      case MmvType::kString: {
-        uint8_t slot[format::kMmvStringSlotSize];
-        for (size_t k = 0; k < m.offsets.size(); ++k) {
-          std::optional<size_t> n = CopyString(*file.mmv, image, m.offsets[k], slot);
-          if (!n.has_value() || !tmpl->StoreString(set, k, {slot, *n})) return false;
-        }
-        break;
+  const format::ValueSlots& slots = tmpl->sets()[set];
+  assert(slots.count == offsets.size());
+  uint8_t* out = tmpl->data() + slots.first;
+  const size_t stride = slots.stride;
+  // The bytes as they are (a float or double is not converted, so even a
+  // signalling NaN is kept), in the archive's big-endian order.
+  switch (type) {
+    case MmvType::kI32:
+    case MmvType::kU32:
+    case MmvType::kFloat:
+      for (uint32_t off : offsets) {
+        format::StoreBig32(out, format::LoadNative<uint32_t>(in + off));
+        out += stride;
       }
-      default:  // kI64, kU64, kDouble
-        for (uint32_t off : m.offsets) {
-          format::StoreBig64(out, format::LoadNative<uint64_t>(in + off));
-          out += stride;
-        }
-        break;
+      break;
+    case MmvType::kElapsed:
+      // A 64-bit counter of microseconds; an interval still running
+      // (extra < 0: minus its start) counts up to now, as in FillValueSets.
+      for (uint32_t off : offsets) {
+        const auto ll = format::LoadNative<int64_t>(in + off);
+        const auto extra = format::LoadNative<int64_t>(in + off + format::kMmvValueExtraOffset);
+        format::StoreBig64(out, static_cast<uint64_t>(ll + (extra < 0 ? now_usec + extra : 0)));
+        out += stride;
+      }
+      break;
+    case MmvType::kString: {
+      uint8_t slot[format::kMmvStringSlotSize];
+      for (size_t k = 0; k < offsets.size(); ++k) {
+        std::optional<size_t> n = CopyString(mmv, image, offsets[k], slot);
+        if (!n.has_value() || !tmpl->StoreString(set, k, {slot, *n})) return false;
+      }
+      break;
     }
+    default:  // kI64, kU64, kDouble
+      for (uint32_t off : offsets) {
+        format::StoreBig64(out, format::LoadNative<uint64_t>(in + off));
+        out += stride;
+      }
+      break;
+  }
+  return true;
+}
+
+}  // namespace
+
+ValuePlan ValuePlan::Make(std::span<const std::shared_ptr<const MappedFile>> files) {
+  ValuePlan plan;
+  plan.files_.reserve(files.size());
+  uint32_t set = 0;
+  for (const std::shared_ptr<const MappedFile>& f : files) {
+    File& pf = plan.files_.emplace_back();
+    pf.mmv = f->mmv.get();
+    pf.first_metric = static_cast<uint32_t>(plan.metrics_.size());
+    pf.values_from = f->values_from;
+    pf.values_to = f->values_to;
+    for (const MappedMetric& m : f->metrics) {
+      plan.metrics_.push_back({static_cast<uint32_t>(plan.offsets_.size()),
+                               static_cast<uint32_t>(m.offsets.size()), set++, m.mmv_type});
+      plan.offsets_.insert(plan.offsets_.end(), m.offsets.begin(), m.offsets.end());
+    }
+    pf.end_metric = static_cast<uint32_t>(plan.metrics_.size());
+  }
+  return plan;
+}
+
+bool ValuePlan::Store(size_t file, std::span<const uint8_t> image, int64_t now_usec,
+                      format::ResultTemplate* tmpl) const {
+  const File& f = files_[file];
+  assert(image.size() >= f.mmv->size);
+  for (uint32_t i = f.first_metric; i < f.end_metric; ++i) {
+    const Metric& m = metrics_[i];
+    const std::span<const uint32_t> offsets(offsets_.data() + m.first_offset, m.count);
+    if (!StoreSet(*f.mmv, m.type, offsets, m.set, image, now_usec, tmpl)) return false;
   }
   return true;
 }

@@ -5,7 +5,7 @@
 // running ELAPSED intervals, strings from their slots, PM_ERR_GENERIC for a
 // value that cannot be decoded), and the fast path that stores them straight
 // into an encoded result (format::ResultTemplate: Instances, ValueSizes,
-// StoreValues), which gives the same bytes (tested).
+// ValuePlan), which gives the same bytes (tested).
 //
 // Pure: no I/O, no clock (the time is given).
 #ifndef MMVLOG_ARCHIVER_MMV_MAPPED_VALUES_H_
@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
@@ -55,18 +56,53 @@ std::vector<int32_t> Instances(const MappedFile& file, const MappedMetric& m);
 std::optional<std::vector<uint32_t>> ValueSizes(const MappedFile& file, const MappedMetric& m,
                                                 std::span<const uint8_t> image);
 
-// The fast path of FillValueSets for a file with fixed_layout: stores its
-// values from `image` (a snapshot, or the file's mapping) straight into the
-// record of `tmpl`, whose sets *at, *at + 1, ... were made from what
-// FillValueSets gave for this same MappedFile, and advances *at past them.
-// `now_usec` as for FillValueSets (ELAPSED intervals still running).
-// Each string is read from one copy of its slot (its length and bytes
-// agree, whatever a writer does meanwhile). Returns false when the record
-// cannot take this sample: a string that no longer fits its place or cannot
-// be read (the template is then partly stored; encode the result whole).
-// REQUIRES: file.fixed_layout and image.size() >= file.mmv->size.
-bool StoreValues(const MappedFile& file, std::span<const uint8_t> image, int64_t now_usec,
-                 format::ResultTemplate* tmpl, size_t* at);
+// The fast path of FillValueSets, for a group of files with fixed_layout
+// whose record template (format::ResultTemplate) was made from what
+// FillValueSets gave for them, in order: their metrics are the template's
+// sets 0, 1, ... Store puts one file's values from `image` (a snapshot, or
+// the file's mapping) straight into the record, the bytes EncodeResult
+// gives for what FillValueSets reads (tested).
+//
+// What a store needs is laid out in three flat arrays (files, metrics,
+// offsets), made once per template: a tick over a thousand small files then
+// reads its own memory in order, where going from each MappedFile to its
+// metrics and from each metric to its offsets was a thousand places out of
+// cache a tick (issue 32).
+class ValuePlan {
+ public:
+  ValuePlan() = default;
+  // REQUIRES: every file outlives the plan (the ResultWriter holds them).
+  static ValuePlan Make(std::span<const std::shared_ptr<const MappedFile>> files);
+
+  size_t files() const { return files_.size(); }
+  // Where file `i`'s values lie in it: [from, to), for prefetching.
+  size_t values_from(size_t i) const { return files_[i].values_from; }
+  size_t values_to(size_t i) const { return files_[i].values_to; }
+  // Stores file `i`'s values (into its sets, where Make placed them);
+  // `now_usec` as for FillValueSets (ELAPSED intervals still running).
+  // Each string is read from one copy of its slot (its length and bytes
+  // agree, whatever a writer does meanwhile). False when the record cannot
+  // take this sample: a string that no longer fits its place or cannot be
+  // read (the template is then partly stored; encode the result whole).
+  // REQUIRES: image.size() >= the file's size.
+  bool Store(size_t i, std::span<const uint8_t> image, int64_t now_usec,
+             format::ResultTemplate* tmpl) const;
+
+ private:
+  struct File {
+    const format::MmvFile* mmv = nullptr;  // for strings
+    uint32_t first_metric = 0, end_metric = 0;
+    uint32_t values_from = 0, values_to = 0;
+  };
+  struct Metric {
+    uint32_t first_offset = 0, count = 0;
+    uint32_t set = 0;
+    format::MmvType type = format::MmvType::kU64;
+  };
+  std::vector<File> files_;
+  std::vector<Metric> metrics_;
+  std::vector<uint32_t> offsets_;
+};
 
 }  // namespace mmvlog::archiver
 

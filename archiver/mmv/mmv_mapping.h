@@ -63,7 +63,7 @@ struct MappedMetric {
   // Indices into MmvFile::values, in the order pmdammv returns them (the
   // indom's instance order).
   std::vector<uint32_t> values;
-  // File offsets of those values' bytes, same order (for StoreValues).
+  // File offsets of those values' bytes, same order (for ValuePlan).
   std::vector<uint32_t> offsets;
 };
 
@@ -77,7 +77,7 @@ struct MappedFile {
   // Every sample gives the same value sets and instances (no sentinels,
   // which leave values out), each value a number, an elapsed time or a
   // string, so a recorder can keep the encoded result and only store new
-  // values: see StoreValues (a string may outgrow its place: then the
+  // values: see ValuePlan (a string may outgrow its place: then the
   // result is encoded afresh).
   bool fixed_layout = false;
   std::vector<MappedMetric> metrics;

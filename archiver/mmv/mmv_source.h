@@ -136,14 +136,24 @@ class MmvSource {
     return current ? MappedRead::kCurrent : MappedRead::kChanged;
   }
   // Starts loading the header's line and the lines of [from, to) of the
-  // mapping (the next file's values, while this one's are read: a thousand
-  // files are a thousand places the hardware does not foresee), at most
-  // kPrefetchLines of them.
+  // mapping (a file's values, before they are read: a thousand files are a
+  // thousand places the hardware does not foresee), at most kPrefetchLines
+  // of them; their pages read for real, so that the prefetches find their
+  // translations (GuardedMapping::Touch).
   static constexpr size_t kPrefetchLines = 24;
   void Prefetch(size_t from, size_t to) const {
-    map_.Prefetch(0);
     to = std::min(to, from + kPrefetchLines * 64);
+    if (from >= 4096) map_.Touch(0, 1);
+    map_.Touch(from, to);
+    map_.Prefetch(0);
     for (size_t at = from & ~size_t{63}; at < to; at += 64) map_.Prefetch(at);
+  }
+  // Starts loading this object's fields a mapped read needs (the mapping's
+  // address, the header it is compared with): a thousand sources are a
+  // thousand places out of cache.
+  void PrefetchFields() const {
+    __builtin_prefetch(&map_);
+    __builtin_prefetch(header_ + sizeof(header_) - 1);
   }
   // StillCurrent's second check: the file is the size it was parsed at
   // (one fstat, unless `size_known`).

@@ -1,6 +1,7 @@
 #include "archiver/session/result_writer.h"
 
 #include <algorithm>
+#include <cassert>
 
 #include "absl/strings/str_cat.h"
 #include "archiver/mmv/mapped_values.h"
@@ -117,31 +118,31 @@ void ResultWriter::NoteUnreadable(std::span<const FilePart> parts) {
 
 ResultWriter::Stored ResultWriter::StoreTemplate(Output& out, std::span<const FilePart> parts,
                                                  int64_t now_usec) {
-  size_t sets = 0;
+  const ValuePlan& plan = out.plan;
+  assert(plan.files() == parts.size());
   DirWatch* watch = nullptr;
   for (size_t i = 0; i < parts.size(); ++i) {
     const FilePart& part = parts[i];
-    // Loads the hardware does not foresee, started a file or two ahead:
-    // the values of the file after next (from its first to its last),
-    // and the next file's offsets (one small array a metric).
-    if (i + 2 < parts.size() && parts[i + 2].source != nullptr) {
-      const MappedFile& ahead = *parts[i + 2].file;
-      if (ahead.values_from < ahead.values_to) {
-        parts[i + 2].source->Prefetch(ahead.values_from, ahead.values_to);
-      }
+    // Loads the hardware does not foresee, started files ahead: the
+    // fields of the source after next that a read needs, then the header
+    // and values of the next file's mapping (each file is a page of its
+    // own; the plan's arrays are read in order and need no help).
+    if (i + 2 * kAhead < parts.size() && parts[i + 2 * kAhead].source != nullptr) {
+      parts[i + 2 * kAhead].source->PrefetchFields();
     }
-    if (i + 1 < parts.size()) {
-      for (const MappedMetric& m : parts[i + 1].file->metrics) __builtin_prefetch(m.offsets.data());
+    if (i + kAhead < parts.size() && parts[i + kAhead].source != nullptr &&
+        plan.values_from(i + kAhead) < plan.values_to(i + kAhead)) {
+      parts[i + kAhead].source->Prefetch(plan.values_from(i + kAhead), plan.values_to(i + kAhead));
     }
     if (part.source == nullptr) {
-      if (!StoreValues(*part.file, part.image, now_usec, &*out.tmpl, &sets)) return Stored::kRefused;
+      if (!plan.Store(i, part.image, now_usec, &*out.tmpl)) return Stored::kRefused;
       continue;
     }
     // The values, then the header's generations, in one guarded read.
     bool stored = false;
     const MmvSource::MappedRead read =
         part.source->ReadMappedCurrent([&](std::span<const uint8_t> bytes) {
-          stored = StoreValues(*part.file, bytes, now_usec, &*out.tmpl, &sets);
+          stored = plan.Store(i, bytes, now_usec, &*out.tmpl);
         });
     if (read == MmvSource::MappedRead::kFaulted) return Stored::kTorn;
     if (!stored) return Stored::kRefused;  // the whole path reads it again
@@ -155,6 +156,8 @@ ResultWriter::Stored ResultWriter::StoreTemplate(Output& out, std::span<const Fi
   if (watch != nullptr) watch->Poll();
   for (const FilePart& part : parts) {
     if (part.source == nullptr) continue;
+    // No event at all: every size known, without a look at each source.
+    if (part.watch != nullptr && part.watch->AllQuiet()) continue;
     const bool size_known = part.watch != nullptr && part.watch->Quiet(part.source->name());
     if (!part.source->SizeCurrent(size_known)) return Stored::kTorn;
   }
@@ -204,7 +207,11 @@ void ResultWriter::MakeTemplate(Output& out, std::span<const FilePart> parts, in
   }
   out.tmpl = format::ResultTemplate::FromLayout(version, {}, layout);
   out.writer = writer;
-  if (!out.tmpl.has_value()) out.files.clear();
+  if (!out.tmpl.has_value()) {
+    out.files.clear();
+    return;
+  }
+  out.plan = ValuePlan::Make(out.files);
 }
 
 bool ResultWriter::TemplateFits(const Output& out, std::span<const FilePart> parts,

@@ -5,7 +5,7 @@
 // fixed_layout, its own cluster, a whole image) and they are the same
 // mappings as last time, for the same writer, the group's last record is
 // kept as a format::ResultTemplate and only the timestamp and the values
-// are stored into it (StoreValues), read straight from the file's mapping
+// are stored into it (ValuePlan), read straight from the file's mapping
 // for a mapped snapshot. Otherwise the result is built value by value
 // (FillValueSets, MergeSharedSets for shared clusters) and encoded whole,
 // and so is a sample whose strings no longer fit the template (a string
@@ -38,6 +38,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "archiver/session/archive_session.h"
+#include "archiver/mmv/mapped_values.h"
 #include "archiver/mmv/mmv_file_set.h"
 #include "archiver/store/log.h"
 #include "format/archive/archive_result.h"
@@ -78,12 +79,16 @@ class ResultWriter {
   struct Output {
     std::optional<format::ResultTemplate> tmpl;
     std::vector<std::shared_ptr<const MappedFile>> files;
+    ValuePlan plan;  // made with tmpl, from files
     uint64_t writer = 0;
     int wait = 0;  // samples encoded whole before a template is made again
   };
   // Samples encoded whole after the template refused one, or could not be
   // made.
   static constexpr int kRelayoutWait = 4;
+  // How many files ahead a tick starts loading a file's mapping (and twice
+  // as many, its source's fields).
+  static constexpr size_t kAhead = 4;
 
   // Logs each metric whose set became an error (a value the file no longer
   // lets be read) or stopped being one, once per change.

@@ -80,6 +80,27 @@ TEST(GuardedMappingTest, AReadPastTheShrunkenEndFailsAndTheNextReadsWork) {
   ::close(fd);
 }
 
+// Touch reads ahead of use, so the file may have shrunk (or gone to
+// nothing) by then: a page past the end fails the touch, not the process.
+TEST(GuardedMappingTest, TouchesPagesThatAreThereAndFailsPastTheEnd) {
+  const int fd = MakeFile("touch", 4);
+  absl::StatusOr<GuardedMapping> map = GuardedMapping::Map(fd, 4 * kPage, "touch");
+  ASSERT_OK(map);
+  EXPECT_TRUE(map->Touch(0, 4 * kPage));
+  EXPECT_TRUE(map->Touch(kPage + 10, kPage + 20));
+  EXPECT_TRUE(map->Touch(8 * kPage, 9 * kPage));  // past the mapping: nothing read
+  EXPECT_TRUE(map->Touch(20, 10));                // empty
+  ASSERT_EQ(::ftruncate(fd, 2 * kPage), 0);
+  EXPECT_TRUE(map->Touch(0, 2 * kPage));
+  EXPECT_FALSE(map->Touch(0, 3 * kPage));   // the third page is gone
+  EXPECT_FALSE(map->Touch(3 * kPage + 5, 3 * kPage + 6));
+  ASSERT_EQ(::ftruncate(fd, 0), 0);
+  EXPECT_FALSE(map->Touch(0, 1));
+  ASSERT_EQ(::ftruncate(fd, 4 * kPage), 0);
+  EXPECT_TRUE(map->Touch(0, 4 * kPage));
+  ::close(fd);
+}
+
 TEST(GuardedMappingTest, NestedReadsEachGuardTheirOwnMapping) {
   const int a_fd = MakeFile("outer", 2);
   const int b_fd = MakeFile("inner", 2);

@@ -1,4 +1,4 @@
-// MmvMapper, AppendValueSets and StoreValues: pmdammv's mapping rules
+// MmvMapper, AppendValueSets and ValuePlan: pmdammv's mapping rules
 // (shared/notes/PCP-BEHAVIOUR.md section 1) and the places where mmvlog
 // deliberately does better (section 4): stable clusters and PMIDs, cluster
 // labels for automatic clusters, indom help text, the OPTIONAL label flag,
@@ -992,7 +992,7 @@ TEST(AppendValueSets, AppendsAfterExistingSets) {
 }
 
 // ---------------------------------------------------------------------------
-// StoreValues: the fast path gives the bytes of the slow one
+// ValuePlan: the fast path gives the bytes of the slow one
 
 // The template of `t`'s values as the image has them now (ValueSizes), as
 // the recorder makes it.
@@ -1013,6 +1013,13 @@ std::optional<format::ResultTemplate> TemplateOf(const AllTypes& t, int version)
   return format::ResultTemplate::FromLayout(version, {}, layout);
 }
 
+// The plan of `t`'s file alone.
+ValuePlan PlanOf(const AllTypes& t) {
+  const std::vector<std::shared_ptr<const MappedFile>> files = {
+      std::make_shared<const MappedFile>(t.mapped)};
+  return ValuePlan::Make(files);
+}
+
 // What AppendValueSets and EncodeResult make of the image now.
 std::vector<uint8_t> Encoded(const AllTypes& t, int version, format::Timestamp when,
                              int64_t now_usec) {
@@ -1024,8 +1031,9 @@ std::vector<uint8_t> Encoded(const AllTypes& t, int version, format::Timestamp w
   return out;
 }
 
-TEST(StoreValues, EveryTypeIncludingStringsAndElapsedGivesTheEncodedResultsBytes) {
+TEST(ValuePlan, EveryTypeIncludingStringsAndElapsedGivesTheEncodedResultsBytes) {
   AllTypes t = MapAllTypes(0);
+  const ValuePlan plan = PlanOf(t);
   ASSERT_TRUE(t.mapped.fixed_layout);
   format::MmvImage& im = t.built.image;
   format::SetMmvString(im.bytes, im.slot(7), "state 1");
@@ -1046,9 +1054,7 @@ TEST(StoreValues, EveryTypeIncludingStringsAndElapsedGivesTheEncodedResultsBytes
       const format::Timestamp when{1'700'000'000 + n, 0};
       const int64_t now_usec = 8000 + n;
       tmpl->SetTimestamp(when);
-      size_t at = 0;
-      ASSERT_TRUE(StoreValues(t.mapped, im.bytes, now_usec, &*tmpl, &at)) << n;
-      EXPECT_EQ(at, 8u);
+      ASSERT_TRUE(plan.Store(0, im.bytes, now_usec, &*tmpl)) << n;
       EXPECT_EQ(std::vector<uint8_t>(tmpl->record().begin(), tmpl->record().end()),
                 Encoded(t, version, when, now_usec))
           << "version " << version << " sample " << n;
@@ -1056,36 +1062,92 @@ TEST(StoreValues, EveryTypeIncludingStringsAndElapsedGivesTheEncodedResultsBytes
   }
 }
 
-TEST(StoreValues, AStringThatOutgrowsItsPlaceOrCannotBeReadIsRefused) {
+TEST(ValuePlan, AStringThatOutgrowsItsPlaceOrCannotBeReadIsRefused) {
   AllTypes t = MapAllTypes(0);
   format::MmvImage& im = t.built.image;
   format::SetMmvString(im.bytes, im.slot(7), "ok");  // a block of 4 + 3: 8 padded
   std::optional<format::ResultTemplate> tmpl = TemplateOf(t, format::kLogVersion3);
   ASSERT_TRUE(tmpl.has_value());
-  size_t at = 0;
+  const ValuePlan plan = PlanOf(t);
   format::SetMmvString(im.bytes, im.slot(7), "no");
-  EXPECT_TRUE(StoreValues(t.mapped, im.bytes, 0, &*tmpl, &at));
-  at = 0;
+  EXPECT_TRUE(plan.Store(0, im.bytes, 0, &*tmpl));
   format::SetMmvString(im.bytes, im.slot(7), "yes");  // 4 + 4: still 8
-  EXPECT_TRUE(StoreValues(t.mapped, im.bytes, 0, &*tmpl, &at));
+  EXPECT_TRUE(plan.Store(0, im.bytes, 0, &*tmpl));
   EXPECT_EQ(std::vector<uint8_t>(tmpl->record().begin(), tmpl->record().end()),
             Encoded(t, format::kLogVersion3, {}, 0));
-  at = 0;
   format::SetMmvString(im.bytes, im.slot(7), "degraded");  // 4 + 9: 16
-  EXPECT_FALSE(StoreValues(t.mapped, im.bytes, 0, &*tmpl, &at));
+  EXPECT_FALSE(plan.Store(0, im.bytes, 0, &*tmpl));
   // A string slot without its NUL: AppendValueSets gives an error set, the
   // template has no place for one.
   format::SetMmvString(im.bytes, im.slot(7), "ok");
   std::memset(im.bytes.data() + im.slot(7).string_offset, 'x', format::kMmvStringSlotSize);
-  at = 0;
-  EXPECT_FALSE(StoreValues(t.mapped, im.bytes, 0, &*tmpl, &at));
+  EXPECT_FALSE(plan.Store(0, im.bytes, 0, &*tmpl));
   EXPECT_FALSE(ValueSizes(t.mapped, t.mapped.metrics[6], im.bytes).has_value());
   format::Result r;
   AppendValueSets(t.mapped, im.bytes, 0, &r);
   EXPECT_LT(r.sets[6].error, 0);
 }
 
-TEST(StoreValues, SentinelFilesHaveNoFixedLayout) {
+// A group of files whose sets follow one another in one template.
+TEST(ValuePlan, AGroupOfFilesGivesTheEncodedResultsBytes) {
+  AllTypes a = MapAllTypes(0);
+  AllTypes b = MapAllTypes(0);
+  format::SetMmvString(a.built.image.bytes, a.built.image.slot(7), "state a");
+  format::SetMmvString(b.built.image.bytes, b.built.image.slot(7), "state b");
+  // One template of both files' sets, a's then b's (their values differ
+  // below, so a file stored into the other's sets shows).
+  std::vector<format::SetLayout> layout;
+  std::vector<std::vector<int32_t>> instances;
+  std::vector<std::vector<uint32_t>> sizes;
+  for (const AllTypes* t : {&a, &b}) {
+    for (const MappedMetric& m : t->mapped.metrics) {
+      instances.push_back(Instances(t->mapped, m));
+      sizes.push_back(*ValueSizes(t->mapped, m, t->built.image.bytes));
+    }
+  }
+  size_t i = 0;
+  for (const AllTypes* t : {&a, &b}) {
+    for (const MappedMetric& m : t->mapped.metrics) {
+      layout.push_back({m.desc.pmid, m.desc.type, 0, instances[i], sizes[i]});
+      ++i;
+    }
+  }
+  std::optional<format::ResultTemplate> both =
+      format::ResultTemplate::FromLayout(format::kLogVersion3, {}, layout);
+  ASSERT_TRUE(both.has_value());
+  const std::vector<std::shared_ptr<const MappedFile>> files = {
+      std::make_shared<const MappedFile>(a.mapped), std::make_shared<const MappedFile>(b.mapped)};
+  const ValuePlan plan = ValuePlan::Make(files);
+  ASSERT_EQ(plan.files(), 2u);
+  EXPECT_EQ(plan.values_from(0), a.mapped.values_from);
+  EXPECT_EQ(plan.values_to(1), b.mapped.values_to);
+  for (int n = 0; n < 5; ++n) {
+    for (AllTypes* t : {&a, &b}) {
+      format::MmvImage& im = t->built.image;
+      format::SetMmvI32(im.bytes, im.slot(1), -7 * n - (t == &b));
+      format::SetMmvU64(im.bytes, im.slot(4), ~uint64_t{0} - n * (t == &a ? 1 : 3));
+      format::SetMmvDouble(im.bytes, im.slot(6), 0.5 * n);
+      format::SetMmvElapsed(im.bytes, im.slot(8), 100 * n, n >= 1 ? -300 : 0);
+    }
+    const int64_t now_usec = 9000 + n;
+    ASSERT_TRUE(plan.Store(0, a.built.image.bytes, now_usec, &*both));
+    ASSERT_TRUE(plan.Store(1, b.built.image.bytes, now_usec, &*both));
+    // What the slow path encodes for the two files' sets.
+    format::Result r;
+    AppendValueSets(a.mapped, a.built.image.bytes, now_usec, &r);
+    AppendValueSets(b.mapped, b.built.image.bytes, now_usec, &r);
+    std::vector<uint8_t> encoded;
+    format::EncodeResult(format::kLogVersion3, r, &encoded);
+    EXPECT_EQ(std::vector<uint8_t>(both->record().begin(), both->record().end()), encoded)
+        << "sample " << n;
+  }
+  // A string that outgrows its place is refused through the plan too.
+  format::SetMmvString(b.built.image.bytes, b.built.image.slot(7), "a state far longer");
+  EXPECT_FALSE(plan.Store(1, b.built.image.bytes, 0, &*both));
+  EXPECT_TRUE(plan.Store(0, a.built.image.bytes, 0, &*both));
+}
+
+TEST(ValuePlan, SentinelFilesHaveNoFixedLayout) {
   EXPECT_TRUE(MapAllTypes(0).mapped.fixed_layout);
   EXPECT_FALSE(MapAllTypes(format::kMmvFlagSentinel).mapped.fixed_layout);
 }
