@@ -4,7 +4,6 @@
 #include <signal.h>
 #include <sys/mman.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -14,11 +13,13 @@
 namespace mmvlog::archiver {
 namespace {
 
-// The Read() running on this thread, if any.
+// The Read() or ReadAll() running on this thread, if any: one range, or
+// the mappings of a ReadAll.
 struct Guard {
   sigjmp_buf jump;
-  const uint8_t* begin;
-  const uint8_t* end;
+  const uint8_t* begin = nullptr;
+  const uint8_t* end = nullptr;
+  std::span<const GuardedMapping* const> maps;
 };
 thread_local Guard* t_guard = nullptr;
 
@@ -29,7 +30,11 @@ void OnSigbus(int, siginfo_t* info, void*) {
   const auto* at = static_cast<const uint8_t*>(info->si_addr);
   // A fault (si_code > 0; a SIGBUS sent with kill has no address) in the
   // mapping being read.
-  if (info->si_code > 0 && g != nullptr && at >= g->begin && at < g->end) {
+  bool ours = g != nullptr && at >= g->begin && at < g->end;
+  if (g != nullptr && !ours) {
+    for (const GuardedMapping* m : g->maps) ours |= m != nullptr && m->Holds(at);
+  }
+  if (info->si_code > 0 && ours) {
     // The mask is not restored (sigsetjmp(..., 0): no syscall per Read);
     // SA_NODEFER left SIGBUS unblocked.
     siglongjmp(const_cast<Guard*>(g)->jump, 1);
@@ -86,17 +91,6 @@ void GuardedMapping::reset() {
   size_ = 0;
 }
 
-bool GuardedMapping::Touch(size_t from, size_t to) const {
-  to = std::min(to, size_);
-  if (from >= to) return true;
-  return Read([from, to](std::span<const uint8_t> bytes) {
-    constexpr size_t kPage = 4096;  // the least page size; a larger one is read more than once
-    for (size_t at = from; at < to; at = (at & ~(kPage - 1)) + kPage) {
-      (void)*static_cast<const volatile uint8_t*>(bytes.data() + at);
-    }
-  });
-}
-
 bool GuardedMapping::ReadImpl(Thunk thunk, void* fn) const {
   Guard guard;
   guard.begin = data_;
@@ -108,6 +102,21 @@ bool GuardedMapping::ReadImpl(Thunk thunk, void* fn) const {
   }
   t_guard = &guard;
   thunk(fn, std::span<const uint8_t>(data_, size_));
+  t_guard = outer;
+  return true;
+}
+
+bool GuardedMapping::ReadAllImpl(std::span<const GuardedMapping* const> maps,
+                                 void (*thunk)(void*), void* fn) {
+  Guard guard;
+  guard.maps = maps;
+  Guard* const outer = t_guard;
+  if (sigsetjmp(guard.jump, 0) != 0) {
+    t_guard = outer;
+    return false;
+  }
+  t_guard = &guard;
+  thunk(fn);
   t_guard = outer;
   return true;
 }

@@ -116,30 +116,30 @@ class MmvSource {
   // the snapshot (a DirWatch heard nothing of the file since, looking after
   // the read), so it is not asked again; otherwise one fstat.
   bool StillCurrent(bool size_known = false) const;
-  // For a mapped snapshot, the steady tick's read in one guarded pass:
-  // fn(bytes) over the mapping, then the header compared with the settled
-  // one the metadata was parsed from (StillCurrent's first check, done
-  // after fn's reads). kFaulted: the file shrank under the read (fn
-  // abandoned); kChanged: the header moved (a new generation), so what fn
-  // read may not belong to the metadata. The size is SizeCurrent's.
+  // For a mapped snapshot, the steady tick's read, within a
+  // GuardedMapping::ReadAll whose mappings include mapping() (a tick guards
+  // all its files' mappings at once): fn(bytes) over the mapping, then the
+  // header compared with the settled one the metadata was parsed from
+  // (StillCurrent's first check, done after fn's reads). kChanged: the
+  // header moved (a new generation), so what fn read may not belong to the
+  // metadata; kFaulted: nothing is mapped. A file that shrank under the
+  // read faults the ReadAll. The size is SizeCurrent's.
   enum class MappedRead { kCurrent, kChanged, kFaulted };
+  const GuardedMapping* mapping() const { return &map_; }
   template <typename Fn>
-  MappedRead ReadMappedCurrent(Fn&& fn) const {
-    bool current = false;
-    if (!map_.valid() || !map_.Read([&](std::span<const uint8_t> bytes) {
-          fn(bytes);
-          std::atomic_thread_fence(std::memory_order_acquire);
-          current = HeaderMatches(bytes);
-        })) {
-      return MappedRead::kFaulted;
-    }
-    return current ? MappedRead::kCurrent : MappedRead::kChanged;
+  MappedRead ReadGuardedCurrent(Fn&& fn) const {
+    if (!map_.valid()) return MappedRead::kFaulted;
+    const std::span<const uint8_t> bytes = map_.guarded_bytes();
+    fn(bytes);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    return HeaderMatches(bytes) ? MappedRead::kCurrent : MappedRead::kChanged;
   }
-  // Starts loading the header's line and the lines of [from, to) of the
-  // mapping (a file's values, before they are read: a thousand files are a
-  // thousand places the hardware does not foresee), at most kPrefetchLines
-  // of them; their pages read for real, so that the prefetches find their
-  // translations (GuardedMapping::Touch).
+  // Within the same ReadAll, a few files before ReadGuardedCurrent: starts
+  // loading the header's line and the lines of [from, to) of the mapping
+  // (a file's values: a thousand files are a thousand places the hardware
+  // does not foresee), at most kPrefetchLines of them, their pages read
+  // for real so that the prefetches find their translations
+  // (GuardedMapping::Touch).
   static constexpr size_t kPrefetchLines = 24;
   void Prefetch(size_t from, size_t to) const {
     to = std::min(to, from + kPrefetchLines * 64);

@@ -120,35 +120,58 @@ ResultWriter::Stored ResultWriter::StoreTemplate(Output& out, std::span<const Fi
                                                  int64_t now_usec) {
   const ValuePlan& plan = out.plan;
   assert(plan.files() == parts.size());
-  DirWatch* watch = nullptr;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    const FilePart& part = parts[i];
-    // Loads the hardware does not foresee, started files ahead: the
-    // fields of the source after next that a read needs, then the header
-    // and values of the next file's mapping (each file is a page of its
-    // own; the plan's arrays are read in order and need no help).
-    if (i + 2 * kAhead < parts.size() && parts[i + 2 * kAhead].source != nullptr) {
-      parts[i + 2 * kAhead].source->PrefetchFields();
-    }
-    if (i + kAhead < parts.size() && parts[i + kAhead].source != nullptr &&
-        plan.values_from(i + kAhead) < plan.values_to(i + kAhead)) {
-      parts[i + kAhead].source->Prefetch(plan.values_from(i + kAhead), plan.values_to(i + kAhead));
-    }
-    if (part.source == nullptr) {
-      if (!plan.Store(i, part.image, now_usec, &*out.tmpl)) return Stored::kRefused;
-      continue;
-    }
-    // The values, then the header's generations, in one guarded read.
-    bool stored = false;
-    const MmvSource::MappedRead read =
-        part.source->ReadMappedCurrent([&](std::span<const uint8_t> bytes) {
-          stored = plan.Store(i, bytes, now_usec, &*out.tmpl);
-        });
-    if (read == MmvSource::MappedRead::kFaulted) return Stored::kTorn;
-    if (!stored) return Stored::kRefused;  // the whole path reads it again
-    if (read == MmvSource::MappedRead::kChanged) return Stored::kTorn;
-    if (part.watch != nullptr) watch = part.watch;
+  // One guard over every mapping the tick reads, not one a file.
+  out.maps.clear();
+  for (const FilePart& part : parts) {
+    if (part.source != nullptr) out.maps.push_back(part.source->mapping());
   }
+  DirWatch* watch = nullptr;
+  Stored stored = Stored::kAll;
+  const bool whole = GuardedMapping::ReadAll(out.maps, [&] {
+    for (size_t i = 0; i < parts.size(); ++i) {
+      const FilePart& part = parts[i];
+      // Loads the hardware does not foresee, started files ahead: the
+      // fields of the source after next that a read needs, then the
+      // header and values of the next file's mapping (each file is a page
+      // of its own; the plan's arrays are read in order and need no help).
+      if (i + 2 * kAhead < parts.size() && parts[i + 2 * kAhead].source != nullptr) {
+        parts[i + 2 * kAhead].source->PrefetchFields();
+      }
+      if (i + kAhead < parts.size() && parts[i + kAhead].source != nullptr &&
+          plan.values_from(i + kAhead) < plan.values_to(i + kAhead)) {
+        parts[i + kAhead].source->Prefetch(plan.values_from(i + kAhead),
+                                           plan.values_to(i + kAhead));
+      }
+      if (part.source == nullptr) {
+        if (!plan.Store(i, part.image, now_usec, &*out.tmpl)) {
+          stored = Stored::kRefused;
+          return;
+        }
+        continue;
+      }
+      // The values, then the header's generations.
+      bool in = false;
+      const MmvSource::MappedRead read =
+          part.source->ReadGuardedCurrent([&](std::span<const uint8_t> bytes) {
+            in = plan.Store(i, bytes, now_usec, &*out.tmpl);
+          });
+      if (read == MmvSource::MappedRead::kFaulted) {
+        stored = Stored::kTorn;
+        return;
+      }
+      if (!in) {
+        stored = Stored::kRefused;  // the whole path reads it again
+        return;
+      }
+      if (read == MmvSource::MappedRead::kChanged) {
+        stored = Stored::kTorn;
+        return;
+      }
+      if (part.watch != nullptr) watch = part.watch;
+    }
+  });
+  if (!whole) return Stored::kTorn;  // a file shrank under its read
+  if (stored != Stored::kAll) return stored;
   // Every file read, then its size checked: one look at the directory's
   // watch for all of them (events up to now, so any that came during a
   // read), then an fstat only of the files an event named; so the check

@@ -37,9 +37,10 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
-#include "archiver/session/archive_session.h"
+#include "archiver/mmv/guarded_mapping.h"
 #include "archiver/mmv/mapped_values.h"
 #include "archiver/mmv/mmv_file_set.h"
+#include "archiver/session/archive_session.h"
 #include "archiver/store/log.h"
 #include "format/archive/archive_result.h"
 #include "format/archive/archive_types.h"
@@ -80,6 +81,7 @@ class ResultWriter {
     std::optional<format::ResultTemplate> tmpl;
     std::vector<std::shared_ptr<const MappedFile>> files;
     ValuePlan plan;  // made with tmpl, from files
+    std::vector<const GuardedMapping*> maps;  // a tick's, kept for its memory
     uint64_t writer = 0;
     int wait = 0;  // samples encoded whole before a template is made again
   };
