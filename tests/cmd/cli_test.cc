@@ -51,6 +51,8 @@ struct TestApp {
   std::string interval = "1sec";
   int version = 3;
   std::vector<std::string> args;
+  double samples = 0;
+  int port = 0;
   TestApp() {
     app->add_option("--archive-dir", dir, "where")->type_name("DIR")->group("Archive");
     HiddenAlias(app.get(), "--archive_dir", dir);
@@ -63,6 +65,8 @@ struct TestApp {
         ->check(CLI::IsMember({2, 3}))
         ->group("Archive");
     app->add_option("args", args)->group("");
+    app->add_option("-s,--samples", samples, "how many")->check(CLI::NonNegativeNumber);
+    app->add_option("--port", port, "which")->check(CLI::Range(1, 65535));
   }
   // Parses `argv`; returns the exit status ReportParseError gives, or -1
   // when the parse succeeded.
@@ -139,6 +143,20 @@ TEST(ParseTest, OutOfSetValue) {
   EXPECT_EQ(t.Parse({"-V", "7"}, &err), kExitUsage);
   EXPECT_THAT(err, HasSubstr("--archive-version"));
   EXPECT_THAT(err, HasSubstr("7"));
+}
+
+// CLI11's range checks say "Value V not in range 0.000000 to 1.79769e+308":
+// told as the value, the option and the numbers a user can give.
+TEST(ParseTest, OutOfRangeValueNamesTheValueAndTheRange) {
+  TestApp t;
+  std::string err;
+  EXPECT_EQ(t.Parse({"-s", "abc"}, &err), kExitUsage);
+  EXPECT_THAT(err, HasSubstr("bad value 'abc' for --samples: a number, 0 or more"));
+  EXPECT_EQ(t.Parse({"-s", "-2"}, &err), kExitUsage);
+  EXPECT_THAT(err, HasSubstr("bad value '-2' for --samples: a number, 0 or more"));
+  EXPECT_EQ(t.Parse({"--port", "70000"}, &err), kExitUsage);
+  EXPECT_THAT(err, HasSubstr("bad value '70000' for --port: a number, from 1 to 65535"));
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1);
 }
 
 TEST(ParseTest, MissingValue) {
