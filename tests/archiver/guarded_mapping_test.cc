@@ -35,6 +35,14 @@ int MakeFile(const std::string& name, size_t pages) {
   return fd;
 }
 
+// MakeFile's file, mapped whole; its descriptor in *fd.
+GuardedMapping MapNewFile(const std::string& name, size_t pages, int* fd) {
+  *fd = MakeFile(name, pages);
+  absl::StatusOr<GuardedMapping> map = GuardedMapping::Map(*fd, pages * kPage, name);
+  EXPECT_OK(map);
+  return map.ok() ? std::move(*map) : GuardedMapping();
+}
+
 TEST(GuardedMappingTest, ReadsTheFilesBytes) {
   const int fd = MakeFile("reads", 3);
   absl::StatusOr<GuardedMapping> map = GuardedMapping::Map(fd, 3 * kPage, "reads");
@@ -86,13 +94,13 @@ TEST(GuardedMappingTest, AReadPastTheShrunkenEndFailsAndTheNextReadsWork) {
 // have shrunk (or gone to nothing) by then: that fails the ReadAll, not the
 // process.
 TEST(GuardedMappingTest, ReadAllGuardsEachMappingItIsGiven) {
-  const int a_fd = MakeFile("all_a", 4);
-  const int b_fd = MakeFile("all_b", 4);
-  absl::StatusOr<GuardedMapping> a = GuardedMapping::Map(a_fd, 4 * kPage, "all_a");
-  absl::StatusOr<GuardedMapping> b = GuardedMapping::Map(b_fd, 4 * kPage, "all_b");
-  ASSERT_OK(a);
-  ASSERT_OK(b);
-  const GuardedMapping* const maps[] = {&*a, nullptr, &*b};
+  int a_fd, b_fd;
+  const GuardedMapping a_map = MapNewFile("all_a", 4, &a_fd);
+  const GuardedMapping b_map = MapNewFile("all_b", 4, &b_fd);
+  ASSERT_TRUE(a_map.valid() && b_map.valid());
+  const GuardedMapping* const a = &a_map;
+  const GuardedMapping* const b = &b_map;
+  const GuardedMapping* const maps[] = {a, nullptr, b};
   uint64_t sum = 0;
   EXPECT_TRUE(GuardedMapping::ReadAll(maps, [&] {
     a->Touch(0, 4 * kPage);
@@ -124,12 +132,12 @@ TEST(GuardedMappingTest, ReadAllGuardsEachMappingItIsGiven) {
 }
 
 TEST(GuardedMappingTest, NestedReadsEachGuardTheirOwnMapping) {
-  const int a_fd = MakeFile("outer", 2);
-  const int b_fd = MakeFile("inner", 2);
-  absl::StatusOr<GuardedMapping> a = GuardedMapping::Map(a_fd, 2 * kPage, "outer");
-  absl::StatusOr<GuardedMapping> b = GuardedMapping::Map(b_fd, 2 * kPage, "inner");
-  ASSERT_OK(a);
-  ASSERT_OK(b);
+  int a_fd, b_fd;
+  const GuardedMapping a_map = MapNewFile("outer", 2, &a_fd);
+  const GuardedMapping b_map = MapNewFile("inner", 2, &b_fd);
+  ASSERT_TRUE(a_map.valid() && b_map.valid());
+  const GuardedMapping* const a = &a_map;
+  const GuardedMapping* const b = &b_map;
   ASSERT_EQ(::ftruncate(b_fd, 0), 0);
   bool inner = true;
   uint8_t after = 0;
