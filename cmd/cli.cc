@@ -186,7 +186,8 @@ int ReportParseError(const CLI::App& app, const std::string& command, const CLI:
     }
   } else if (std::regex_match(what, m, std::regex("Could not convert: (\\S+) = (.*)"))) {
     what = absl::StrCat("bad value '", m[2].str(), "' for ", m[1].str());
-  } else if (std::regex_match(what, m, std::regex("(-\\S+): Value (\\S*) not in range (\\S+) to (\\S+)"))) {
+  } else if (std::regex_match(what, m,
+                              std::regex("(-\\S+): Value (\\S*) not in range (\\S+) to (\\S+)"))) {
     // CLI11's range checks: "--opt: Value V not in range 0.000000 to 1.79769e+308".
     const double low = std::strtod(m[3].str().c_str(), nullptr);
     const double high = std::strtod(m[4].str().c_str(), nullptr);

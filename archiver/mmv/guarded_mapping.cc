@@ -13,12 +13,10 @@
 namespace mmvlog::archiver {
 namespace {
 
-// The Read() or ReadAll() running on this thread, if any: one range, or
-// the mappings of a ReadAll.
+// The Read() or ReadAll() running on this thread, if any, and the
+// mappings it guards (Read: its own).
 struct Guard {
   sigjmp_buf jump;
-  const uint8_t* begin = nullptr;
-  const uint8_t* end = nullptr;
   std::span<const GuardedMapping* const> maps;
 };
 thread_local Guard* t_guard = nullptr;
@@ -28,10 +26,10 @@ struct sigaction g_previous;
 void OnSigbus(int, siginfo_t* info, void*) {
   const Guard* g = t_guard;
   const auto* at = static_cast<const uint8_t*>(info->si_addr);
-  // A fault (si_code > 0; a SIGBUS sent with kill has no address) in the
+  // A fault (si_code > 0; a SIGBUS sent with kill has no address) in a
   // mapping being read.
-  bool ours = g != nullptr && at >= g->begin && at < g->end;
-  if (g != nullptr && !ours) {
+  bool ours = false;
+  if (g != nullptr) {
     for (const GuardedMapping* m : g->maps) ours |= m != nullptr && m->Holds(at);
   }
   if (info->si_code > 0 && ours) {
@@ -89,21 +87,6 @@ void GuardedMapping::reset() {
   if (data_ != nullptr) ::munmap(const_cast<uint8_t*>(data_), size_);
   data_ = nullptr;
   size_ = 0;
-}
-
-bool GuardedMapping::ReadImpl(Thunk thunk, void* fn) const {
-  Guard guard;
-  guard.begin = data_;
-  guard.end = data_ + size_;
-  Guard* const outer = t_guard;
-  if (sigsetjmp(guard.jump, 0) != 0) {
-    t_guard = outer;
-    return false;
-  }
-  t_guard = &guard;
-  thunk(fn, std::span<const uint8_t>(data_, size_));
-  t_guard = outer;
-  return true;
 }
 
 bool GuardedMapping::ReadAllImpl(std::span<const GuardedMapping* const> maps,

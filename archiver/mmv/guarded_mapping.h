@@ -84,13 +84,11 @@ class GuardedMapping {
   // has nothing to clean up (see above).
   template <typename Fn>
   bool Read(Fn&& fn) const {
-    return ReadImpl(
-        [](void* f, std::span<const uint8_t> bytes) { (*static_cast<Fn*>(f))(bytes); }, &fn);
+    const GuardedMapping* const self[] = {this};
+    return ReadAll(self, [&] { fn(guarded_bytes()); });
   }
 
  private:
-  using Thunk = void (*)(void*, std::span<const uint8_t>);
-  bool ReadImpl(Thunk thunk, void* fn) const;
   static bool ReadAllImpl(std::span<const GuardedMapping* const> maps, void (*thunk)(void*),
                           void* fn);
 

@@ -155,18 +155,12 @@ ResultWriter::Stored ResultWriter::StoreTemplate(Output& out, std::span<const Fi
           part.source->ReadGuardedCurrent([&](std::span<const uint8_t> bytes) {
             in = plan.Store(i, bytes, now_usec, &*out.tmpl);
           });
-      if (read == MmvSource::MappedRead::kFaulted) {
-        stored = Stored::kTorn;
-        return;
-      }
-      if (!in) {
-        stored = Stored::kRefused;  // the whole path reads it again
-        return;
-      }
-      if (read == MmvSource::MappedRead::kChanged) {
-        stored = Stored::kTorn;
-        return;
-      }
+      // Refused: the whole path reads it again.
+      stored = read == MmvSource::MappedRead::kFaulted   ? Stored::kTorn
+               : !in                                     ? Stored::kRefused
+               : read == MmvSource::MappedRead::kChanged ? Stored::kTorn
+                                                         : Stored::kAll;
+      if (stored != Stored::kAll) return;
       if (part.watch != nullptr) watch = part.watch;
     }
   });
