@@ -1,12 +1,14 @@
 #include "archiver/session/live_feed.h"
 
+#include <algorithm>
+#include <utility>
+
 #include "absl/time/clock.h"
 
 namespace mmvlog::archiver {
 
 void LiveFeed::Release(ArchiveSession& session) {
-  state_ = State::kNone;
-  at_ = absl::InfiniteFuture();
+  Stop();
   session.ReleaseRecords();
 }
 
@@ -35,13 +37,33 @@ void LiveFeed::Step(absl::Time now, ArchiveSession& session) {
     state_ = State::kPoke;
   }
   if (state_ == State::kPoke && now >= at_) {
+    // Watched before the touch, so that a reader moved by it is seen.
+    absl::StatusOr<ReaderWatch> watch = ReaderWatch::Open({session.current_archive() + ".meta"});
+    readers_ = watch.ok() ? std::optional<ReaderWatch>(std::move(*watch)) : std::nullopt;
     if (absl::Status s = session.TouchMeta(); !s.ok()) {
       log_(LogLevel::kWarning, std::string(s.message()));
     }
-    at_ = now + absl::Milliseconds(200);
+    touched_ = now;
+    seen_ = false;
+    at_ = now + kLeastHold;
     state_ = State::kRelease;
   }
-  if (state_ == State::kRelease && now >= at_) Release(session);
+  if (state_ == State::kRelease && now >= at_) {
+    if (readers_.has_value() && !seen_ && readers_->TakeSeen()) {
+      // pmproxy opens .meta first, then the volume to take the archive's
+      // end: a moment for the rest.
+      seen_ = true;
+      at_ = std::max(touched_ + kLeastHold, now + kAfterReader);
+    }
+    // Without a watch, or once a reader was seen and had its moment, or
+    // when none came (no pmproxy follows this directory, or it is too busy
+    // to matter), the held results go.
+    if (!readers_.has_value() || (seen_ && now >= at_) || now >= touched_ + kMostHold) {
+      Release(session);
+    } else if (!seen_) {
+      at_ = std::min(now + kLookEvery, touched_ + kMostHold);
+    }
+  }
 }
 
 void LiveFeed::Finish(const std::string& base) {

@@ -9,24 +9,29 @@
 // after its prologue and first result, results are held in memory; in the
 // next second, once the files' own changes are behind pmproxy, .meta is
 // touched (a change it handles, finding the archive ending with that first
-// result), and 200 ms later the held results are written (at once when they
-// pass 2 MB: memory and the tick's time stay bounded).
+// result), and the held results are written once a reader has opened or
+// read .meta since the touch and had 100 ms (no sooner than 200 ms after
+// the touch), or 2 s after the touch when none came (a busy pmproxy took
+// longer than a fixed 200 ms, and lost the first result); at once when they
+// pass 2 MB (memory and the tick's time stay bounded).
 //
 // Invariants it keeps:
 // - one state: kNone (nothing to do: not live, no new archive, or done),
 //   kCreated (a fresh archive, waiting for its first result), kPoke (results
-//   held; .meta is touched at `at`), kRelease (the held results are written
-//   at `at`); next() is InfiniteFuture in kNone, else `at`;
-// - results are held only while the session's writer is open, and never
-//   past kMaxHeld bytes;
+//   held; .meta is touched at `at`), kRelease (readers are looked for, and
+//   the held results written, at `at`); next() is InfiniteFuture in kNone, else `at`;
+// - results are held only while the session's writer is open, never past
+//   kMaxHeld bytes, and never kMostHold past the touch;
 // - Stop (the archive closes, which writes what is held) returns to kNone.
 #ifndef MMVLOG_ARCHIVER_SESSION_LIVE_FEED_H_
 #define MMVLOG_ARCHIVER_SESSION_LIVE_FEED_H_
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include "absl/time/time.h"
+#include "archiver/file/reader_watch.h"
 #include "archiver/session/archive_session.h"
 #include "archiver/store/log.h"
 
@@ -36,6 +41,12 @@ class LiveFeed {
  public:
   // The most a live archive holds.
   static constexpr size_t kMaxHeld = 2 << 20;
+  // After the touch: the least and the most results are held, how often
+  // the readers are looked for, and a reader's moment to take the end.
+  static constexpr absl::Duration kLeastHold = absl::Milliseconds(200);
+  static constexpr absl::Duration kMostHold = absl::Seconds(2);
+  static constexpr absl::Duration kLookEvery = absl::Milliseconds(50);
+  static constexpr absl::Duration kAfterReader = absl::Milliseconds(100);
 
   // `live`: false makes every call a no-op.
   LiveFeed(bool live, LogFunction log) : live_(live), log_(std::move(log)) {}
@@ -48,6 +59,7 @@ class LiveFeed {
   void Stop() {
     state_ = State::kNone;
     at_ = absl::InfiniteFuture();
+    readers_.reset();
   }
   // The time of the next step (InfiniteFuture: none).
   absl::Time next() const { return state_ == State::kNone ? absl::InfiniteFuture() : at_; }
@@ -68,6 +80,11 @@ class LiveFeed {
   LogFunction log_;
   State state_ = State::kNone;
   absl::Time at_ = absl::InfiniteFuture();  // of kPoke and kRelease
+  // kRelease: when .meta was touched, its watch (none: inotify refused),
+  // and whether a reader came.
+  absl::Time touched_;
+  std::optional<ReaderWatch> readers_;
+  bool seen_ = false;
 };
 
 }  // namespace mmvlog::archiver

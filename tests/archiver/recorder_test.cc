@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <string>
 #include <thread>
@@ -173,7 +174,8 @@ TEST_F(RecorderTest, RecordsEveryFileWithNamesHelpAndContextLabels) {
 // Live archives (pmproxy's discovery, Recorder::LiveStep): the prologue
 // and the first result are written at once, the next results held until
 // .meta and the directory have been touched in the next wall-clock second
-// and 200 ms have passed; then written in order, nothing lost.
+// and a reader (pmproxy) has opened .meta since and had 100 ms, no sooner
+// than 200 ms after the touch; then written in order, nothing lost.
 TEST_F(RecorderTest, LiveArchiveHoldsResultsAfterTheFirstUntilTheNextSecond) {
   MmvApp a(Path("alpha"), SimpleSpec());
   a.Create();
@@ -210,7 +212,19 @@ TEST_F(RecorderTest, LiveArchiveHoldsResultsAfterTheFirstUntilTheNextSecond) {
   a.SetU64(1, 30);
   ASSERT_OK(rec.Sample(at(1100)));
   EXPECT_EQ(size(base_ + ".0"), written);  // still held
-  ASSERT_OK(rec.LiveStep(at(1220)));
+  ASSERT_OK(rec.LiveStep(at(1220)));  // no reader yet: looked for again
+  EXPECT_EQ(size(base_ + ".0"), written);
+  EXPECT_EQ(rec.NextLiveStep(), at(1270));
+  {
+    // pmproxy's pmNewContext opens and reads .meta.
+    std::ifstream meta(base_ + ".meta", std::ios::binary);
+    char c;
+    ASSERT_TRUE(meta.get(c));
+  }
+  ASSERT_OK(rec.LiveStep(at(1270)));  // seen: its moment
+  EXPECT_EQ(size(base_ + ".0"), written);
+  EXPECT_EQ(rec.NextLiveStep(), at(1370));
+  ASSERT_OK(rec.LiveStep(at(1370)));
   EXPECT_GT(size(base_ + ".0"), written);
   EXPECT_EQ(rec.NextLiveStep(), absl::InfiniteFuture());
   a.SetU64(1, 40);
@@ -219,6 +233,40 @@ TEST_F(RecorderTest, LiveArchiveHoldsResultsAfterTheFirstUntilTheNextSecond) {
   ArchiveContents ar = ReadArchive(base_);
   ASSERT_THAT(ar.results, SizeIs(4));
   for (size_t i = 0; i < 4; ++i) EXPECT_EQ(U64(ar, ar.results[i], "mmv.alpha.count"), 10 * (i + 1));
+  EXPECT_PMLOGCHECK_OK(base_);
+}
+
+// With no reader after the touch (no pmproxy, or one too busy to look), the
+// held results are written 2 s after it: held no longer than that.
+TEST_F(RecorderTest, LiveArchiveWithNoReaderIsHeldTwoSecondsAfterTheTouch) {
+  MmvApp a(Path("alpha"), SimpleSpec());
+  a.Create();
+  RecorderOptions o = Options();
+  o.live = true;
+  Recorder rec(o, log_.fn());
+  const absl::Time second = absl::FromUnixSeconds(absl::ToUnixSeconds(T(0)) + 100);
+  auto at = [&](int ms) { return second + absl::Milliseconds(ms); };
+  ASSERT_OK(rec.Sample(at(300)));
+  ASSERT_OK(rec.LiveStep(at(301)));
+  ASSERT_OK(rec.Sample(at(700)));
+  struct stat st;
+  ASSERT_EQ(::stat((base_ + ".0").c_str(), &st), 0);
+  const off_t written = st.st_size;
+  ASSERT_OK(rec.LiveStep(at(1020)));  // touched
+  int steps = 0;
+  while (rec.NextLiveStep() < at(3020)) {
+    ASSERT_OK(rec.LiveStep(rec.NextLiveStep()));
+    // (a stat: reading the archive would be a reader)
+    ASSERT_EQ(::stat((base_ + ".0").c_str(), &st), 0);
+    ASSERT_EQ(st.st_size, written);
+    ++steps;
+  }
+  EXPECT_EQ(steps, 36);  // at 1220, then every 50 ms
+  EXPECT_EQ(rec.NextLiveStep(), at(3020));
+  ASSERT_OK(rec.LiveStep(at(3020)));
+  EXPECT_EQ(rec.NextLiveStep(), absl::InfiniteFuture());
+  EXPECT_EQ(ReadArchive(base_).results.size(), 2u);
+  ASSERT_OK(rec.Close());
   EXPECT_PMLOGCHECK_OK(base_);
 }
 
@@ -274,7 +322,9 @@ TEST_F(RecorderTest, ValuesReadInPlaceWhileTheFileIsRewrittenAreNeverTorn) {
       // the file is cut short first (a mapped read past it would SIGBUS).
       const uint8_t zero[8] = {};
       EXPECT_EQ(::pwrite(fd, zero, sizeof(zero), 16), 8);
-      if (g % 3 == 0) EXPECT_EQ(::ftruncate(fd, static_cast<off_t>(next.size() / 2)), 0);
+      if (g % 3 == 0) {
+        EXPECT_EQ(::ftruncate(fd, static_cast<off_t>(next.size() / 2)), 0);
+      }
       std::vector<uint8_t> unsettled = next;
       std::memset(unsettled.data() + 16, 0, 8);
       EXPECT_EQ(::pwrite(fd, unsettled.data(), unsettled.size(), 0),

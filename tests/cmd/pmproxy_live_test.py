@@ -20,7 +20,8 @@ How mmvlog makes that so (Recorder::LiveStep): pmproxy 6.0.3 handles at
 most one change of a directory per wall-clock second and opens a new archive
 at its end, where only the last record is still read. A new archive's
 records after its prologue and first sample are held in memory until, in the
-next second, .meta has been touched and pmproxy has had 200 ms; at the end
+next second, .meta has been touched and pmproxy has opened it and had 100 ms
+(or 2 s passed); at the end
 of a run .meta is touched in the next second, so the last samples are read.
 """
 
