@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <set>
 #include <utility>
 
@@ -302,9 +303,10 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
       // place where each is of the one integer kind (no copy a row).
       const uint8_t* k = in.kinds.data() + columns.front();
       const uint8_t first = k[0];
-      bool same = first == kUint || first == kInt;
-      for (size_t i = 1; i < columns.size(); ++i) same &= k[i] == first;
-      if (same) {
+      // Every kind the first when each equals the next (libc's vectorized
+      // compare: a loop of bytes was 5% of a scalar replay).
+      if ((first == kUint || first == kInt) &&
+          std::memcmp(k, k + 1, columns.size() - 1) == 0) {
         cached.bits = std::span<const uint64_t>(in.bits.data() + columns.front(), columns.size());
         cached.is_signed = first == kInt;
         operand_ints_ok_[m] = 1;

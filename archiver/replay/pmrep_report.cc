@@ -176,6 +176,7 @@ absl::Status AddMetric(const PmrepOptions& o, const format::PmrepMetric& spec,
     // the fetchgroup then rate-converts a counter whatever pmrep asked, into
     // the metric's own type (a comparison's 0/1, a constant counter).
     if (label.empty() && d.sem == format::kSemCounter) base.rate = true;
+    base.unscaled = label.empty();
   } else {
     base.type = format::kTypeString;
     base.string = true;
@@ -390,8 +391,8 @@ const std::vector<PmrepCell>& PmrepCells::Take(const ColumnSet& set, const Row& 
       cell.kind = PmrepCell::kNumber;
       cell.number = *v;
       const ValueKind k = row.kind(c.column);
-      cell.exact = (c.type == format::kType64 || c.type == format::kTypeU64) && !c.rate &&
-                   c.scale == 1 && c.multiplier == 1 && (k == kInt || k == kUint);
+      cell.exact = (c.type == format::kType64 || c.type == format::kTypeU64) && c.unscaled &&
+                   !c.rate && c.scale == 1 && c.multiplier == 1 && (k == kInt || k == kUint);
       cell.integer = row.bits[c.column];
     }
   }

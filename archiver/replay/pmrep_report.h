@@ -65,6 +65,11 @@ struct PmrepColumn {
   bool rate = false;
   double scale = 1, multiplier = 1;
   int32_t type = 0;   // the number's PM_TYPE_* (DOUBLE unless kept)
+  // No units text, so pmrep hands the fetchgroup no scale: a value it does
+  // not rate-convert is copied whole; with one ("count", "byte"), even one
+  // equal to the metric's own, the fetchgroup takes every value through a
+  // double (a 64-bit integer above 2^53 rounded).
+  bool unscaled = false;
   int precision = 3;
   int64_t limit = 0;  // 0: none; > 0 values below it hidden; < 0 above -limit
   bool discrete = false;
@@ -101,9 +106,9 @@ std::optional<double> PmrepNumber(const PmrepColumn& col, const Row& row, const 
 struct PmrepCell {
   enum Kind : uint8_t { kNone, kNumber, kString } kind = kNone;
   double number = 0;
-  // A 64-bit integer shown in its own type, unscaled and no rate: the
-  // fetchgroup copies it whole (2^64 - 1 stays so, where a double would
-  // round it), its bits here.
+  // A 64-bit integer shown in its own type, unscaled (no units text) and
+  // no rate: the fetchgroup copies it whole (2^64 - 1 stays so, where a
+  // double would round it), its bits here.
   bool exact = false;
   uint64_t integer = 0;
   std::string text;  // kString: the value as stored

@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "format/derive/integer_reduce.h"
 
 namespace mmvlog::format {
 namespace {
@@ -79,8 +80,7 @@ const DeriveValues& IntegerAggregate(DeriveOp op, int32_t type, const DeriveInte
     return out;
   }
   if (op == Op::kSum) {
-    uint64_t sum = 0;  // modulo 2^64, and so modulo 2^32 for the 32-bit types
-    for (uint64_t x : v) sum += x;
+    const uint64_t sum = SumBits(v);
     out.push_back({-1, CastToType(type, in.is_signed
                                             ? static_cast<long double>(static_cast<int64_t>(sum))
                                             : static_cast<long double>(sum))});
@@ -88,24 +88,9 @@ const DeriveValues& IntegerAggregate(DeriveOp op, int32_t type, const DeriveInte
   }
   // min() and max() over no value: none (see Aggregate).
   if (v.empty()) return out;
-  // Loops apart, each simple enough for the compiler to vectorize.
-  if (in.is_signed) {
-    int64_t acc = static_cast<int64_t>(v[0]);
-    if (op == Op::kMin) {
-      for (uint64_t x : v) acc = std::min(acc, static_cast<int64_t>(x));
-    } else {
-      for (uint64_t x : v) acc = std::max(acc, static_cast<int64_t>(x));
-    }
-    out.push_back({-1, static_cast<long double>(acc)});
-  } else {
-    uint64_t acc = v[0];
-    if (op == Op::kMin) {
-      for (uint64_t x : v) acc = std::min(acc, x);
-    } else {
-      for (uint64_t x : v) acc = std::max(acc, x);
-    }
-    out.push_back({-1, static_cast<long double>(acc)});
-  }
+  const bool min = op == Op::kMin;
+  out.push_back({-1, in.is_signed ? static_cast<long double>(min ? MinSigned(v) : MaxSigned(v))
+                                  : static_cast<long double>(min ? MinUnsigned(v) : MaxUnsigned(v))});
   return out;
 }
 

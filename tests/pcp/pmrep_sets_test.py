@@ -297,7 +297,8 @@ class PmrepSetsTest(unittest.TestCase):
         # first); a PMID under several names found by any, shown once; a
         # subtree holding global derived metrics and archive ones shows
         # both, and one whose derived metric lacks its operands is refused
-        # by both; 2^64 - 1 printed whole; two records at the archive's
+        # by both; 2^64 - 1 printed whole where no units text is given, through a
+        # double where one is; two records at the archive's
         # first time both seen by the first grid row.
         empty = os.path.join(self.root, "empty.conf")
         open(empty, "w").close()
@@ -331,6 +332,12 @@ class PmrepSetsTest(unittest.TestCase):
         self.assertIn(",18446744073709551615", self.same(
             ["-c", empty, "-a", os.path.join(PCPQA, "20190628.06.31"), "-s", "3", "-o", "csv",
              "network.tcp.maxconn"]))
+        # ... but a value with units text ("count"), even the metric's own,
+        # goes through a double in the fetchgroup: a U64 counter above 2^53
+        # interpolated raw is rounded (17550599514833967744 exactly).
+        self.assertIn(",17550599514833967104\n", self.same(
+            ["-c", empty, "-a", os.path.join(RUNFILES, "tests/testdata/pcpqa/bozo.client_v2"),
+             "-s", "8", "-r", "-o", "csv", "disk.all.total"]))
         for archive, args in [("pcpqa/20190628.06.31", ["disk"]), ("pcpqa/pcp-zeroconf", ["disk"]),
                               ("pcpqa/20201109-b", ["proc"])]:
             p, q = self.both(["-c", empty, "-a", os.path.join(RUNFILES, "tests/testdata", archive),
