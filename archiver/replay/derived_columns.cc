@@ -1,5 +1,6 @@
 #include "archiver/replay/derived_columns.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -38,6 +39,23 @@ bool Chooses(const std::vector<std::string>& names, const std::string& metric) {
   Selection s;
   s.metrics = names;
   return s.SelectsMetric(metric);
+}
+
+// The order of a metric's instances in libpcp's interpolated result
+// (interp.c): a hash of the instances pmGetInDomArchive lists (`columns`'
+// order), with as many buckets as instances, each added at the head of its
+// bucket's chain, walked bucket by bucket. avg() sums in it (in float, so
+// the order shows in the last bits) and scalar() takes its first, on a
+// grid; at a record, libpcp keeps the record's order.
+std::vector<size_t> InterpolatedOrder(const std::vector<size_t>& columns,
+                                      const std::vector<Column>& all) {
+  const size_t buckets = columns.size();
+  std::vector<size_t> order(columns.rbegin(), columns.rend());  // the later first in a chain
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return static_cast<uint32_t>(all[a].inst) % buckets <
+           static_cast<uint32_t>(all[b].inst) % buckets;
+  });
+  return order;
 }
 
 }  // namespace
@@ -197,6 +215,19 @@ std::vector<uint8_t> DerivedColumns::ShownOperands(size_t operand_columns) const
 
 // One piece: a row in, a row out, in the order its cells are filled (raw
 // copies, the mark, each derived metric's values and rates).
+const std::vector<size_t>& DerivedColumns::OperandOrder(const ColumnSet& operands, const Row& in,
+                                                        size_t m) {
+  const std::vector<size_t>& own = operands.metrics()[m].columns;
+  if (in.grid) return operand_grid_same_[m] ? own : operand_grid_order_[m];
+  if (in.record_order.empty()) return own;
+  std::vector<size_t>& order = operand_record_order_;
+  order.clear();
+  for (uint32_t c : in.record_order) {
+    if (operands.columns()[c].metric == m) order.push_back(c);
+  }
+  return order;
+}
+
 const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, bool raw) {
   row_.Clear(shown_.size());
   row_.time = in.time;
@@ -245,6 +276,8 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
     operand_ints_.assign(operands.metrics().size(), {});
     operand_bits_.assign(operands.metrics().size(), {});
     operand_side_by_side_.assign(operands.metrics().size(), 0);
+    operand_grid_order_.assign(operands.metrics().size(), {});
+    operand_grid_same_.assign(operands.metrics().size(), 0);
     for (size_t m = 0; m < operands.metrics().size(); ++m) {
       const std::vector<size_t>& columns = operands.metrics()[m].columns;
       bool side_by_side = !columns.empty();
@@ -252,6 +285,8 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
         side_by_side = columns[i] == columns[0] + i;
       }
       operand_side_by_side_[m] = side_by_side;
+      operand_grid_order_[m] = InterpolatedOrder(columns, operands.columns());
+      operand_grid_same_[m] = operand_grid_order_[m] == columns;
     }
     operand_ints_row_.assign(operands.metrics().size(), 0);
     operand_ints_ok_.assign(operands.metrics().size(), 0);
@@ -263,7 +298,7 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
     format::DeriveValues& cached = operand_cache_[it->second];
     if (operand_cache_row_[it->second] == row_serial_) return &cached;
     operand_cache_row_[it->second] = row_serial_;
-    const std::vector<size_t>& columns = operands.metrics()[it->second].columns;
+    const std::vector<size_t>& columns = OperandOrder(operands, in, it->second);
     // Written in place, then cut (push_back kept the loop from being inlined).
     cached.resize(columns.size());
     format::DeriveValue* w = cached.data();
@@ -297,8 +332,8 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
     if (operand_ints_row_[m] == row_serial_) return operand_ints_ok_[m] ? &cached : nullptr;
     operand_ints_row_[m] = row_serial_;
     operand_ints_ok_[m] = 0;
-    const std::vector<size_t>& columns = operands.metrics()[m].columns;
-    if (operand_side_by_side_[m]) {
+    const std::vector<size_t>& columns = OperandOrder(operands, in, m);
+    if (operand_side_by_side_[m] && &columns == &operands.metrics()[m].columns) {
       // Columns side by side (an archive's metric): its values read in
       // place where each is of the one integer kind (no copy a row).
       const uint8_t* k = in.kinds.data() + columns.front();

@@ -105,6 +105,16 @@ class DerivedColumns {
   std::vector<format::DeriveIntegers> operand_ints_;
   std::vector<std::vector<uint64_t>> operand_bits_;  // where they are gathered
   std::vector<uint8_t> operand_side_by_side_;  // columns c, c + 1, ... in order
+  // Per operand metric, its columns in the order of libpcp's interpolated
+  // results, and whether that is their own.
+  std::vector<std::vector<size_t>> operand_grid_order_;
+  std::vector<uint8_t> operand_grid_same_;
+  std::vector<size_t> operand_record_order_;  // OperandOrder's at a record
+  // Operand metric `m`'s columns in the order libpcp lists its values at
+  // row `in`: on a grid, the interpolated results'; at a record, the
+  // record's. A reference to its own columns where that is their order;
+  // else valid until the next call.
+  const std::vector<size_t>& OperandOrder(const ColumnSet& operands, const Row& in, size_t m);
   std::vector<uint64_t> operand_ints_row_;
   std::vector<uint8_t> operand_ints_ok_;
   uint64_t row_serial_ = 0;

@@ -48,9 +48,16 @@ const Row* RecordRows::Take(const Sample& s) {
     }
   }
   const int64_t now_ns = absl::ToUnixNanos(format::ToAbslTime(s.time));
+  // Whether each metric's values come in its columns' order (a metric's
+  // columns ascend; a lower column may only begin another metric).
+  bool in_order = true;
+  ptrdiff_t last = -1;
   for (const SampleValue& v : s.values) {
     if (dropped(v)) continue;
     const size_t c = v.column;
+    in_order &= static_cast<ptrdiff_t>(c) > last ||
+                columns_.columns()[c].metric != columns_.columns()[last].metric;
+    last = static_cast<ptrdiff_t>(c);
     row_.kinds[c] = v.kind;
     if (v.kind == kString) {
       row_.bits[c] = row_.strings.size();
@@ -98,6 +105,11 @@ const Row* RecordRows::Take(const Sample& s) {
     }
     row_.shown[c] = kNumber;
     row_.numbers[c] = delta / dt * shown_.multiplier[c];
+  }
+  if (!in_order) {
+    for (const SampleValue& v : s.values) {
+      if (!dropped(v)) row_.record_order.push_back(v.column);
+    }
   }
   return &row_;
 }

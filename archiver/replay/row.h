@@ -41,6 +41,11 @@ struct Row {
   // without values (kEmptySet: numval 0; kErrorSet: a PCP error). Empty
   // elsewhere. A row with no value and no mark is one of these.
   std::vector<uint8_t> empty_sets;
+  // Rows at the records where the record lists some metric's instances in
+  // another order than its columns: each value's column, in the record's
+  // order (libpcp's avg() sums in it, scalar() takes its first). Empty
+  // elsewhere: the columns' order is the record's.
+  std::vector<uint32_t> record_order;
 
   ValueKind kind(size_t c) const { return static_cast<ValueKind>(kinds[c]); }
   bool has(size_t c) const { return kinds[c] != kNoValue; }
@@ -53,6 +58,7 @@ struct Row {
     numbers.resize(width);
     strings.clear();
     empty_sets.clear();
+    record_order.clear();
   }
   size_t ValueCount() const {
     size_t n = 0;

@@ -108,6 +108,24 @@ class PmrepExprCorpusTest(unittest.TestCase):
                     self.assertEqual(q.returncode, 0, q.stderr)
                     self.assertEqual(q.stdout, p.stdout, " ".join(named + extra))
 
+    def test_float_sums_in_libpcp_order(self):
+        # avg() sums in float, so its last bits follow the order libpcp
+        # lists the instances in: at a record the record's (snort-disks
+        # lists them unsorted), on a grid the interpolated result's (a hash
+        # of the instance domain's instances, walked bucket by bucket).
+        base = os.path.join(PCPQA, "snort-disks")
+        for extra in ([], ["-t", "7"], ["-r"], ["-u"], ["-u", "-r"]):
+            args = ["-a", base, "-c", self.empty, "-o", "csv", "-s", "40",
+                    "-e", "x.e=avg(disk.dev.write_bytes)", "x.e"] + extra
+            p = subprocess.run([PMREP] + args, capture_output=True, text=True, env=self.env,
+                               timeout=300)
+            q = subprocess.run([MMVLOG, "replay"] + args, capture_output=True, text=True,
+                               env=self.env, timeout=300)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(q.returncode, 0, q.stderr)
+            self.assertGreater(len(p.stdout.splitlines()), 3)
+            self.assertEqual(q.stdout, p.stdout, " ".join(extra))
+
     def test_pcpqa_processes(self):
         self.corpus(os.path.join(PCPQA, "20201109-b"), 23, 50, 50)
 

@@ -26,6 +26,7 @@ SHAPES = {
     "table": [],
     "u-csv": ["-u", "-o", "csv"],
     "u-table": ["-u"],
+    "r-csv": ["-r", "-o", "csv"],  # raw: 64-bit integers as pmrep's fetchgroup gives them
 }
 
 
