@@ -380,13 +380,20 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
     const ValueKind kind = KindOfType(desc.type);
     const bool rate = desc.sem == format::kSemCounter && !raw;
     if (kind == kString) {
-      // A string metric named as it is: libpcp passes its values through.
-      // (No other form of a string has values here.)
-      const format::DeriveNode& root = *d->check.bound->node;
-      auto it = root.op == format::DeriveOp::kName ? operand_metric_.find(root.text)
-                                                   : operand_metric_.end();
+      // A string metric named as it is, or its first value by scalar():
+      // libpcp passes its values through. (No other form of a string has
+      // values here.)
+      const format::DeriveNode* named = d->check.bound->node;
+      const bool first_only = named->op == format::DeriveOp::kScalar &&
+                              named->args.size() == 1 &&
+                              named->args[0]->op == format::DeriveOp::kName;
+      if (first_only) named = named->args[0].get();
+      auto it = named->op == format::DeriveOp::kName ? operand_metric_.find(named->text)
+                                                     : operand_metric_.end();
       if (it == operand_metric_.end()) continue;
-      for (size_t c : operands.metrics()[it->second].columns) {
+      const std::vector<size_t>& columns = first_only ? OperandOrder(operands, in, it->second)
+                                                      : operands.metrics()[it->second].columns;
+      for (size_t c : columns) {
         if (in.kind(c) != kString) continue;
         auto col = d->column_of_inst.find(desc.indom == format::kIndomNull
                                               ? -1
@@ -395,6 +402,7 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
         row_.kinds[col->second] = kString;
         row_.bits[col->second] = row_.strings.size();
         row_.strings.emplace_back(in.text(c));
+        if (first_only) break;
       }
       continue;
     }

@@ -126,6 +126,21 @@ class PmrepExprCorpusTest(unittest.TestCase):
             self.assertGreater(len(p.stdout.splitlines()), 3)
             self.assertEqual(q.stdout, p.stdout, " ".join(extra))
 
+    def test_scalar_of_a_string(self):
+        # scalar() of a string metric passes its first value through, as a
+        # string metric named alone does.
+        for base in ("20190628.06.31", "gap2"):
+            for extra in ([], ["-u"]):
+                args = ["-a", os.path.join(PCPQA, base), "-c", self.empty, "-o", "csv", "-s", "4",
+                        "-e", "x.e=scalar(pmcd.pmlogger.host)", "x.e"] + extra
+                p = subprocess.run([PMREP] + args, capture_output=True, text=True, env=self.env,
+                                   timeout=300)
+                q = subprocess.run([MMVLOG, "replay"] + args, capture_output=True, text=True,
+                                   env=self.env, timeout=300)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertIn('"', p.stdout.splitlines()[1])  # a string shown
+                self.assertEqual(q.stdout, p.stdout, " ".join([base] + extra))
+
     def test_pcpqa_processes(self):
         self.corpus(os.path.join(PCPQA, "20201109-b"), 23, 50, 50)
 
