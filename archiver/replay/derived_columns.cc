@@ -47,6 +47,15 @@ bool Chooses(const std::vector<std::string>& names, const std::string& metric) {
 // bucket's chain, walked bucket by bucket. avg() sums in it (in float, so
 // the order shows in the last bits) and scalar() takes its first, on a
 // grid; at a record, libpcp keeps the record's order.
+// The operand metrics node `n` names (m in `by_name`), into `out`.
+void ReadsOf(const format::DeriveNode& n, const absl::flat_hash_map<std::string, size_t>& by_name,
+             std::vector<size_t>& out) {
+  if (n.op == format::DeriveOp::kName) {
+    if (auto it = by_name.find(n.text); it != by_name.end()) out.push_back(it->second);
+  }
+  for (const auto& a : n.args) ReadsOf(*a, by_name, out);
+}
+
 std::vector<size_t> InterpolatedOrder(const std::vector<size_t>& columns,
                                       const std::vector<Column>& all) {
   const size_t buckets = columns.size();
@@ -182,6 +191,8 @@ void DerivedColumns::Bind(const ColumnSet& operands) {
     d->metric = metrics.size();
     d->column_of_inst.clear();
     d->column_at.clear();
+    d->reads.clear();
+    ReadsOf(*d->check.bound->node, operand_metric_, d->reads);
     auto add = [&](int32_t inst, const std::string& instance) {
       if (d->column_of_inst.contains(inst)) return;
       d->column_of_inst[inst] = columns.size();
@@ -215,6 +226,16 @@ std::vector<uint8_t> DerivedColumns::ShownOperands(size_t operand_columns) const
 
 // One piece: a row in, a row out, in the order its cells are filled (raw
 // copies, the mark, each derived metric's values and rates).
+void DerivedColumns::MarkUnnamed(const Derived& d, const Row& in) {
+  if (in.empty_sets.empty()) return;
+  for (size_t m : d.reads) {
+    if (in.empty_sets[m] != kUnnamedValues) continue;
+    row_.empty_sets.resize(shown_.metrics().size(), kNotEmpty);
+    row_.empty_sets[d.metric] = kUnnamedValues;
+    return;
+  }
+}
+
 const std::vector<size_t>& DerivedColumns::OperandOrder(const ColumnSet& operands, const Row& in,
                                                         size_t m) {
   const std::vector<size_t>& own = operands.metrics()[m].columns;
@@ -393,6 +414,7 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
       if (it == operand_metric_.end()) continue;
       const std::vector<size_t>& columns = first_only ? OperandOrder(operands, in, it->second)
                                                       : operands.metrics()[it->second].columns;
+      MarkUnnamed(*d, in);
       for (size_t c : columns) {
         if (in.kind(c) != kString) continue;
         auto col = d->column_of_inst.find(desc.indom == format::kIndomNull
@@ -407,6 +429,7 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
       continue;
     }
     const format::DeriveValues& values = d->eval->Evaluate(fetch);
+    if (values.empty()) MarkUnnamed(*d, in);
     if (d->column_at.size() < values.size()) d->column_at.resize(values.size(), {-2, 0});
     for (size_t i = 0; i < values.size(); ++i) {
       const format::DeriveValue& v = values[i];

@@ -78,7 +78,13 @@ class DerivedColumns {
     absl::flat_hash_map<int32_t, size_t> column_of_inst;  // shown column
     // Per position of its values: the instance last there and its column.
     std::vector<std::pair<int32_t, size_t>> column_at;
+    std::vector<size_t> reads;  // the operand metrics it names
   };
+  // Where derived metric `d` has no value at row `in` because an operand it
+  // reads had values only of instances without a name (no column), marks
+  // it so too (Row::empty_sets): libpcp computed values for them, so pmrep
+  // shows none rather than keeping a discrete metric's last.
+  void MarkUnnamed(const Derived& d, const Row& in);
 
   Selection operand_selection_;
   std::vector<std::string> raw_names_;  // the user's names that are not derived

@@ -6,7 +6,7 @@ to rerun before a stop, counting differences instead of stopping at one.
     python3 tests/pcp/expr_corpus.py --mmvlog bazel-bin/cmd/mmvlog \\
         [--seed 1] [--count 40] ARCHIVE...
 
-Each expression is shown on pmrep's default grid, a 7 s grid and raw (-r),
+Each expression is shown on pmrep's default grid, a 7 s grid, raw (-r) and at the records (-u),
 `-c EMPTY -o csv` so both print pmrep's CSV. Needs /opt/pcp7 (the
 generator reads each archive's metrics with pminfo). Exits 1 when any
 output differs or mmvlog refuses what pmrep reports.
@@ -46,7 +46,7 @@ def main():
                  if not UNKNOWABLE.search(e)]
         equal = refused = differ = 0
         for e in exprs:
-            for extra in ([], ["-t", "7"], ["-r"]):
+            for extra in ([], ["-t", "7"], ["-r"], ["-u"]):
                 args = ["-a", base, "-c", empty.name, "-o", "csv", "-s", "40",
                         "-e", "x.e=" + e, "x.e"] + extra
                 p = subprocess.run([a.pmrep] + args, capture_output=True, text=True, env=env,

@@ -141,6 +141,21 @@ class PmrepExprCorpusTest(unittest.TestCase):
                 self.assertIn('"', p.stdout.splitlines()[1])  # a string shown
                 self.assertEqual(q.stdout, p.stdout, " ".join([base] + extra))
 
+    def test_values_only_of_unnamed_instances(self):
+        # pcp-zeroconf's second record at its first time holds
+        # pmcd.pmlogger.archive for two instances no indom record names: a
+        # derived metric naming it has values there in libpcp (none shown),
+        # so pmrep shows nothing, not the discrete metric's last value.
+        args = ["-a", os.path.join(PCPQA, "pcp-zeroconf"), "-c", self.empty, "-o", "csv",
+                "-s", "6", "-u", "-e", "x.e=pmcd.pmlogger.archive", "x.e"]
+        p = subprocess.run([PMREP] + args, capture_output=True, text=True, env=self.env,
+                           timeout=300)
+        q = subprocess.run([MMVLOG, "replay"] + args, capture_output=True, text=True,
+                           env=self.env, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue(p.stdout.splitlines()[2].endswith(","), p.stdout)
+        self.assertEqual(q.stdout, p.stdout)
+
     def test_pcpqa_processes(self):
         self.corpus(os.path.join(PCPQA, "20201109-b"), 23, 50, 50)
 
