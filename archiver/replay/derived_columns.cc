@@ -226,6 +226,14 @@ std::vector<uint8_t> DerivedColumns::ShownOperands(size_t operand_columns) const
 
 // One piece: a row in, a row out, in the order its cells are filled (raw
 // copies, the mark, each derived metric's values and rates).
+const Row::OffNull* DerivedColumns::OffNullOf(const Row& in, const std::vector<size_t>& columns) {
+  if (in.off_null.empty() || columns.size() != 1) return nullptr;
+  for (const Row::OffNull& o : in.off_null) {
+    if (o.column == columns[0]) return &o;
+  }
+  return nullptr;
+}
+
 void DerivedColumns::MarkUnnamed(const Derived& d, const Row& in) {
   if (in.empty_sets.empty()) return;
   for (size_t m : d.reads) {
@@ -340,6 +348,15 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
       *w++ = {operands.columns()[c].inst, v};
     }
     cached.resize(w - cached.data());
+    if (cached.empty()) {
+      // A singular value stored under an instance: libpcp's derived
+      // values keep that instance through unary operators.
+      if (const Row::OffNull* o = OffNullOf(in, columns)) {
+        cached.push_back({0, o->kind == kUint  ? static_cast<long double>(o->bits)
+                             : o->kind == kInt ? static_cast<long double>(static_cast<int64_t>(o->bits))
+                                               : std::bit_cast<double>(o->bits)});
+      }
+    }
     return &cached;
   };
   fetch.metric = values;
@@ -385,6 +402,13 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
         continue;  // no value, as for `values`
       }
       *w++ = in.bits[c];
+    }
+    if (w == gathered.data()) {
+      if (const Row::OffNull* o = OffNullOf(in, columns)) {
+        if (o->kind == kDouble) return nullptr;
+        *w++ = o->bits;
+        (o->kind == kInt ? ints : uints) = true;
+      }
     }
     if (ints && uints) return nullptr;
     cached.bits = std::span<const uint64_t>(gathered.data(), w - gathered.data());
@@ -433,6 +457,9 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
     if (d->column_at.size() < values.size()) d->column_at.resize(values.size(), {-2, 0});
     for (size_t i = 0; i < values.size(); ++i) {
       const format::DeriveValue& v = values[i];
+      // A singular value still under its instance (OffNullOf): pmrep's
+      // fetchgroup leaves it out, as it does the metric's own.
+      if (desc.indom == format::kIndomNull && v.inst != -1 && !in.off_null.empty()) continue;
       const int32_t inst = desc.indom == format::kIndomNull ? -1 : v.inst;
       // The column of the value at this position the row before, else
       // looked up (instances keep their order from row to row).

@@ -85,6 +85,10 @@ class DerivedColumns {
   // it so too (Row::empty_sets): libpcp computed values for them, so pmrep
   // shows none rather than keeping a discrete metric's last.
   void MarkUnnamed(const Derived& d, const Row& in);
+  // The value at row `in` of a singular operand (`columns`: its one
+  // column) stored under an instance and so kept out of the cells
+  // (Row::off_null); nullptr: none.
+  static const Row::OffNull* OffNullOf(const Row& in, const std::vector<size_t>& columns);
 
   Selection operand_selection_;
   std::vector<std::string> raw_names_;  // the user's names that are not derived

@@ -53,7 +53,10 @@ const Row* RecordRows::Take(const Sample& s) {
   bool in_order = true;
   ptrdiff_t last = -1;
   for (const SampleValue& v : s.values) {
-    if (dropped(v)) continue;
+    if (dropped(v)) {
+      if (v.kind != kString) row_.off_null.push_back({v.column, v.kind, v.bits});
+      continue;
+    }
     const size_t c = v.column;
     in_order &= static_cast<ptrdiff_t>(c) > last ||
                 columns_.columns()[c].metric != columns_.columns()[last].metric;

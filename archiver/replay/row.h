@@ -46,6 +46,16 @@ struct Row {
   // order (libpcp's avg() sums in it, scalar() takes its first). Empty
   // elsewhere: the columns' order is the record's.
   std::vector<uint32_t> record_order;
+  // Rows at the records for pmrep's outputs (RecordRows' strict_singular):
+  // the numbers of singular metrics stored under an instance (archives of
+  // the 1990s), kept out of the cells as pmrep's fetchgroup leaves them
+  // out, for derived metrics, which libpcp computes from them.
+  struct OffNull {
+    uint32_t column;
+    uint8_t kind;
+    uint64_t bits;
+  };
+  std::vector<OffNull> off_null;
 
   ValueKind kind(size_t c) const { return static_cast<ValueKind>(kinds[c]); }
   bool has(size_t c) const { return kinds[c] != kNoValue; }
@@ -59,6 +69,7 @@ struct Row {
     strings.clear();
     empty_sets.clear();
     record_order.clear();
+    off_null.clear();
   }
   size_t ValueCount() const {
     size_t n = 0;

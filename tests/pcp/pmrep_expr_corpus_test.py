@@ -156,6 +156,28 @@ class PmrepExprCorpusTest(unittest.TestCase):
         self.assertTrue(p.stdout.splitlines()[2].endswith(","), p.stdout)
         self.assertEqual(q.stdout, p.stdout)
 
+    def test_singular_values_stored_under_an_instance(self):
+        # babylon.percpu_v2 (1995) stores singular metrics' values under
+        # instance 0: pmrep leaves them out at the records, and so a derived
+        # metric that keeps that instance (a name, rate(), delta(), -x), but
+        # shows those that libpcp computes anew (x * 1, rate(x) + 0, count()).
+        base = os.path.join(PCPQA, "babylon.percpu_v2")
+        shown = 0
+        for e in ("kernel.all.cpu.sys", "rate(kernel.all.cpu.sys)", "-rate(kernel.all.cpu.sys)",
+                  "rate(kernel.all.cpu.sys) + 0", "kernel.all.cpu.sys * 1",
+                  "count(kernel.all.cpu.sys)", "avg(kernel.all.cpu.sys)"):
+            for extra in (["-u"], ["-u", "-r"], []):
+                args = ["-a", base, "-c", self.empty, "-o", "csv", "-s", "5",
+                        "-e", "x.e=" + e, "x.e"] + extra
+                p = subprocess.run([PMREP] + args, capture_output=True, text=True, env=self.env,
+                                   timeout=300)
+                q = subprocess.run([MMVLOG, "replay"] + args, capture_output=True, text=True,
+                                   env=self.env, timeout=300)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertEqual(q.stdout, p.stdout, " ".join([e] + extra))
+                shown += "-u" in extra and not p.stdout.splitlines()[2].endswith(",")
+        self.assertEqual(shown, 8)  # the last four forms, at -u and -u -r
+
     def test_pcpqa_processes(self):
         self.corpus(os.path.join(PCPQA, "20201109-b"), 23, 50, 50)
 
