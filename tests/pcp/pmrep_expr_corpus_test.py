@@ -53,18 +53,31 @@ class PmrepExprCorpusTest(unittest.TestCase):
         cls.env = dict(os.environ, PATH="/usr/bin:" + os.environ.get("PATH", ""), TZ="UTC",
                        PCP_DERIVED_CONFIG="")
 
+    def both(self, base, args):
+        """pmrep's and mmvlog replay's runs of `args` on archive `base`
+        (pmrep's CSV, no configuration)."""
+        args = ["-a", base, "-c", self.empty, "-o", "csv"] + args
+        p = subprocess.run([PMREP] + args, capture_output=True, text=True, env=self.env,
+                           timeout=300)
+        q = subprocess.run([MMVLOG, "replay"] + args, capture_output=True, text=True,
+                           env=self.env, timeout=300)
+        return p, q
+
+    def same(self, base, args):
+        """pmrep's output of `args`, which mmvlog's must equal."""
+        p, q = self.both(base, args)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(q.returncode, 0, q.stderr)
+        self.assertEqual(q.stdout, p.stdout, " ".join(args))
+        return p.stdout
+
     def corpus(self, base, seed, count, minimum):
         exprs = [e for e in generate(random.Random(seed), metrics(base), count)
                  if not UNKNOWABLE.search(e)]
         equal, refused = 0, 0
         for e in exprs:
             for extra in ([], ["-t", "7"], ["-r"]):
-                args = ["-a", base, "-c", self.empty, "-o", "csv", "-s", "40",
-                        "-e", "x.e=" + e, "x.e"] + extra
-                p = subprocess.run([PMREP] + args, capture_output=True, text=True,
-                                   env=self.env, timeout=300)
-                q = subprocess.run([MMVLOG, "replay"] + args, capture_output=True, text=True,
-                                   env=self.env, timeout=300)
+                p, q = self.both(base, ["-s", "40", "-e", "x.e=" + e, "x.e"] + extra)
                 if p.returncode != 0:
                     refused += 1
                     break
@@ -99,14 +112,7 @@ class PmrepExprCorpusTest(unittest.TestCase):
                   "sample.wrap.ulonglong"):
             for named in ([m], ["-e", "x.e=" + m, "x.e"]):
                 for extra in ([], ["-t", "7"], ["-t", "0.3"], ["-r"]):
-                    args = ["-a", base, "-c", self.empty, "-o", "csv", "-s", "80"] + named + extra
-                    p = subprocess.run([PMREP] + args, capture_output=True, text=True,
-                                       env=self.env, timeout=300)
-                    q = subprocess.run([MMVLOG, "replay"] + args, capture_output=True,
-                                       text=True, env=self.env, timeout=300)
-                    self.assertEqual(p.returncode, 0, p.stderr)
-                    self.assertEqual(q.returncode, 0, q.stderr)
-                    self.assertEqual(q.stdout, p.stdout, " ".join(named + extra))
+                    self.same(base, ["-s", "80"] + named + extra)
 
     def test_float_sums_in_libpcp_order(self):
         # avg() sums in float, so its last bits follow the order libpcp
@@ -115,46 +121,26 @@ class PmrepExprCorpusTest(unittest.TestCase):
         # of the instance domain's instances, walked bucket by bucket).
         base = os.path.join(PCPQA, "snort-disks")
         for extra in ([], ["-t", "7"], ["-r"], ["-u"], ["-u", "-r"]):
-            args = ["-a", base, "-c", self.empty, "-o", "csv", "-s", "40",
-                    "-e", "x.e=avg(disk.dev.write_bytes)", "x.e"] + extra
-            p = subprocess.run([PMREP] + args, capture_output=True, text=True, env=self.env,
-                               timeout=300)
-            q = subprocess.run([MMVLOG, "replay"] + args, capture_output=True, text=True,
-                               env=self.env, timeout=300)
-            self.assertEqual(p.returncode, 0, p.stderr)
-            self.assertEqual(q.returncode, 0, q.stderr)
-            self.assertGreater(len(p.stdout.splitlines()), 3)
-            self.assertEqual(q.stdout, p.stdout, " ".join(extra))
+            out = self.same(base, ["-s", "40", "-e", "x.e=avg(disk.dev.write_bytes)", "x.e"] + extra)
+            self.assertGreater(len(out.splitlines()), 3)
 
     def test_scalar_of_a_string(self):
         # scalar() of a string metric passes its first value through, as a
         # string metric named alone does.
         for base in ("20190628.06.31", "gap2"):
             for extra in ([], ["-u"]):
-                args = ["-a", os.path.join(PCPQA, base), "-c", self.empty, "-o", "csv", "-s", "4",
-                        "-e", "x.e=scalar(pmcd.pmlogger.host)", "x.e"] + extra
-                p = subprocess.run([PMREP] + args, capture_output=True, text=True, env=self.env,
-                                   timeout=300)
-                q = subprocess.run([MMVLOG, "replay"] + args, capture_output=True, text=True,
-                                   env=self.env, timeout=300)
-                self.assertEqual(p.returncode, 0, p.stderr)
-                self.assertIn('"', p.stdout.splitlines()[1])  # a string shown
-                self.assertEqual(q.stdout, p.stdout, " ".join([base] + extra))
+                out = self.same(os.path.join(PCPQA, base),
+                                ["-s", "4", "-e", "x.e=scalar(pmcd.pmlogger.host)", "x.e"] + extra)
+                self.assertIn('"', out.splitlines()[1])  # a string shown
 
     def test_values_only_of_unnamed_instances(self):
         # pcp-zeroconf's second record at its first time holds
         # pmcd.pmlogger.archive for two instances no indom record names: a
         # derived metric naming it has values there in libpcp (none shown),
         # so pmrep shows nothing, not the discrete metric's last value.
-        args = ["-a", os.path.join(PCPQA, "pcp-zeroconf"), "-c", self.empty, "-o", "csv",
-                "-s", "6", "-u", "-e", "x.e=pmcd.pmlogger.archive", "x.e"]
-        p = subprocess.run([PMREP] + args, capture_output=True, text=True, env=self.env,
-                           timeout=300)
-        q = subprocess.run([MMVLOG, "replay"] + args, capture_output=True, text=True,
-                           env=self.env, timeout=300)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertTrue(p.stdout.splitlines()[2].endswith(","), p.stdout)
-        self.assertEqual(q.stdout, p.stdout)
+        out = self.same(os.path.join(PCPQA, "pcp-zeroconf"),
+                        ["-s", "6", "-u", "-e", "x.e=pmcd.pmlogger.archive", "x.e"])
+        self.assertTrue(out.splitlines()[2].endswith(","), out)
 
     def test_singular_values_stored_under_an_instance(self):
         # babylon.percpu_v2 (1995) stores singular metrics' values under
@@ -167,15 +153,8 @@ class PmrepExprCorpusTest(unittest.TestCase):
                   "rate(kernel.all.cpu.sys) + 0", "kernel.all.cpu.sys * 1",
                   "count(kernel.all.cpu.sys)", "avg(kernel.all.cpu.sys)"):
             for extra in (["-u"], ["-u", "-r"], []):
-                args = ["-a", base, "-c", self.empty, "-o", "csv", "-s", "5",
-                        "-e", "x.e=" + e, "x.e"] + extra
-                p = subprocess.run([PMREP] + args, capture_output=True, text=True, env=self.env,
-                                   timeout=300)
-                q = subprocess.run([MMVLOG, "replay"] + args, capture_output=True, text=True,
-                                   env=self.env, timeout=300)
-                self.assertEqual(p.returncode, 0, p.stderr)
-                self.assertEqual(q.stdout, p.stdout, " ".join([e] + extra))
-                shown += "-u" in extra and not p.stdout.splitlines()[2].endswith(",")
+                out = self.same(base, ["-s", "5", "-e", "x.e=" + e, "x.e"] + extra)
+                shown += "-u" in extra and not out.splitlines()[2].endswith(",")
         self.assertEqual(shown, 8)  # the last four forms, at -u and -u -r
 
     def test_pcpqa_processes(self):
