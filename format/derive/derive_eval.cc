@@ -565,7 +565,9 @@ const DeriveValues& DeriveEvaluator::TwoOperands(const DeriveBound& b, const Der
     } else if (rset) {
       for (const DeriveValue& c : r) fn(l[0], c, c.inst);
     } else {
-      fn(l[0], r[0], -1);
+      // The right one's instance, as libpcp takes it (-1, but for a
+      // singular value stored under an instance: DeriveValue::inst).
+      fn(l[0], r[0], r[0].inst);
     }
   };
   if (in_type == kTypeDouble) {

@@ -145,11 +145,13 @@ class PmrepExprCorpusTest(unittest.TestCase):
     def test_singular_values_stored_under_an_instance(self):
         # babylon.percpu_v2 (1995) stores singular metrics' values under
         # instance 0: pmrep leaves them out at the records, and so a derived
-        # metric that keeps that instance (a name, rate(), delta(), -x), but
-        # shows those that libpcp computes anew (x * 1, rate(x) + 0, count()).
+        # metric that keeps that instance (a name, rate(), delta(), -x, and
+        # x + y, 1 * x: libpcp takes the right operand's), but shows those
+        # that libpcp computes anew (x * 1, rate(x) + 0, count()).
         base = os.path.join(PCPQA, "babylon.percpu_v2")
         shown = 0
         for e in ("kernel.all.cpu.sys", "rate(kernel.all.cpu.sys)", "-rate(kernel.all.cpu.sys)",
+                  "kernel.all.cpu.sys + kernel.all.cpu.user", "1 * kernel.all.cpu.sys",
                   "rate(kernel.all.cpu.sys) + 0", "kernel.all.cpu.sys * 1",
                   "count(kernel.all.cpu.sys)", "avg(kernel.all.cpu.sys)"):
             for extra in (["-u"], ["-u", "-r"], []):
