@@ -489,7 +489,9 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
   selection.metrics = metrics;
   selection.logger_records = dump;  // the dump shows every record, as pmdumplog does
   if (!pmrep) selection.instances = f.instances;
-  absl::StatusOr<archiver::Replay> replay = archiver::Replay::Open(archives, selection, *derived);
+  // ?: binds lazily from PCP 6.2.2 (format::CheckDerived): the installed PCP's rule.
+  absl::StatusOr<archiver::Replay> replay =
+      archiver::Replay::Open(archives, selection, *derived, !InstalledPcpBefore(6, 2, 2));
   if (!replay.ok()) return Fail(replay.status().message());
   std::vector<archiver::PmrepColumn> pmrep_columns;
   if (pmrep) {

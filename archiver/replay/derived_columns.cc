@@ -71,7 +71,7 @@ std::vector<size_t> InterpolatedOrder(const std::vector<size_t>& columns,
 
 absl::StatusOr<std::unique_ptr<DerivedColumns>> DerivedColumns::Prepare(
     const std::vector<format::DerivedDefinition>& defs, const ArchiveSet& archives,
-    const Selection& user) {
+    const Selection& user, bool lazy_ternary) {
   auto out = std::unique_ptr<DerivedColumns>(new DerivedColumns());
   format::DeriveLookup lookup = [&](const std::string& name) -> std::optional<format::DeriveDesc> {
     for (const ArchiveEntry& a : archives.archives()) {
@@ -103,7 +103,7 @@ absl::StatusOr<std::unique_ptr<DerivedColumns>> DerivedColumns::Prepare(
           absl::StrCat(def.where, ": derived metric ", def.name, ": syntax error\n",
                        format::FormatDeriveSyntaxError(def.expr, *d->parse.error)));
     }
-    d->check = format::CheckDerived(*d->parse.tree, lookup);
+    d->check = format::CheckDerived(*d->parse.tree, lookup, lazy_ternary);
     if (def.optional && d->check.bound == nullptr) {
       out->unbound_.push_back(def.name);
       continue;

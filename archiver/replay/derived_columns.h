@@ -39,9 +39,10 @@ class DerivedColumns {
   // it names none), parsed and checked against `archives`' metadata; one
   // whose name the archives hold is left out (their metric is shown, as
   // pmrep does). Errors: InvalidArgument with libpcp's syntax or semantic error.
+  // `lazy_ternary`: format::CheckDerived's.
   static absl::StatusOr<std::unique_ptr<DerivedColumns>> Prepare(
       const std::vector<format::DerivedDefinition>& defs, const ArchiveSet& archives,
-      const Selection& user);
+      const Selection& user, bool lazy_ternary = true);
 
   // Whether no definition was chosen (the raw columns go straight through).
   bool empty() const { return derived_.empty(); }

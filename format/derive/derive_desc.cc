@@ -97,7 +97,8 @@ std::string Where(const DeriveNode& n) {
 
 class Checker {
  public:
-  explicit Checker(const DeriveLookup& lookup) : lookup_(lookup) {}
+  Checker(const DeriveLookup& lookup, bool lazy_ternary)
+      : lookup_(lookup), lazy_ternary_(lazy_ternary) {}
 
   DeriveCheck Run(const DeriveNode& tree) {
     DeriveCheck out;
@@ -118,7 +119,7 @@ class Checker {
   std::unique_ptr<DeriveBound> Bind(const DeriveNode& n, bool lazy) {
     auto b = std::make_unique<DeriveBound>();
     b->node = &n;
-    const bool below_lazy = lazy || n.op == Op::kQuest;
+    const bool below_lazy = lazy || (lazy_ternary_ && n.op == Op::kQuest);
     for (const auto& a : n.args) {
       std::unique_ptr<DeriveBound> ab = Bind(*a, below_lazy);
       if (ab == nullptr) return nullptr;
@@ -334,7 +335,7 @@ class Checker {
     const DeriveNode& n = *b.node;
     DeriveBound& guard = *b.args[0];
     if (!Check(guard, &b)) return false;
-    const int g = StaticGuard(guard);
+    const int g = lazy_ternary_ ? StaticGuard(guard) : -1;
     b.fixed_guard = g;
     DeriveBound& then = *b.args[1];
     DeriveBound& otherwise = *b.args[2];
@@ -589,6 +590,7 @@ class Checker {
   }
 
   const DeriveLookup& lookup_;
+  const bool lazy_ternary_;
   std::string error_;
 };
 
@@ -603,8 +605,8 @@ int32_t DerivePromote(int32_t a, int32_t b) {
   return kType32;
 }
 
-DeriveCheck CheckDerived(const DeriveNode& tree, const DeriveLookup& lookup) {
-  return Checker(lookup).Run(tree);
+DeriveCheck CheckDerived(const DeriveNode& tree, const DeriveLookup& lookup, bool lazy_ternary) {
+  return Checker(lookup, lazy_ternary).Run(tree);
 }
 
 }  // namespace mmvlog::format

@@ -71,7 +71,13 @@ struct DeriveCheck {
   std::string error;
 };
 
-DeriveCheck CheckDerived(const DeriveNode& tree, const DeriveLookup& lookup);
+// `lazy_ternary`: ?: binds as PCP 6.2.2 and later bind it (a branch's
+// names may be missing; a guard fixed before any value, a constant or
+// defined(), binds and reads only the branch it takes); false: as before
+// 6.2.2 (both branches bound, every name needed, and no value when either
+// branch has none).
+DeriveCheck CheckDerived(const DeriveNode& tree, const DeriveLookup& lookup,
+                         bool lazy_ternary = true);
 
 // The type two arithmetic operands are computed in (libpcp's promote[][]:
 // DOUBLE over FLOAT over U64 over 64 over U32 over 32).

@@ -159,6 +159,26 @@ class PmrepExprCorpusTest(unittest.TestCase):
                 shown += "-u" in extra and not out.splitlines()[2].endswith(",")
         self.assertEqual(shown, 8)  # the last four forms, at -u and -u -r
 
+    def test_ternary_binds_as_the_installed_pcp(self):
+        # From PCP 6.2.2 a ?: whose guard is fixed binds and reads only the
+        # branch it takes; before (Debian's 6.0.3 here), both, and no value
+        # when either has none: replay follows the installed PCP.
+        base = os.path.join(PCPQA, "fcsw_indom")
+        e = "x.e=1 ? fcsw.port.bytes_in : fcsw.port.bytes_in[i1]"
+        for extra in ([], ["-u"], ["-r"]):
+            out = self.same(base, ["-s", "8", "-e", e, "x.e"] + extra)
+            self.assertFalse(any(c.strip(",") for c in [l.split(",", 1)[1]
+                                                       for l in out.splitlines()[1:]]), out)
+        p, q = self.both(base, ["-s", "8", "-e", "x.e=defined(no.such) ? no.such : "
+                                "fcsw.port.bytes_in", "x.e"])
+        self.assertNotEqual(p.returncode, 0)
+        self.assertNotEqual(q.returncode, 0)
+        later = subprocess.run([MMVLOG, "replay", "-a", base, "-s", "8", "-u", "--raw", "--csv",
+                                "-e", e, "x.e"], capture_output=True, text=True,
+                               env=dict(self.env, PCP_CONF=pcp7.env()["PCP_CONF"]), timeout=300)
+        self.assertEqual(later.returncode, 0, later.stderr)
+        self.assertIn(",1404837156,", later.stdout)  # 7.2's rule: the true branch's values
+
     def test_pcpqa_processes(self):
         self.corpus(os.path.join(PCPQA, "20201109-b"), 23, 50, 50)
 
