@@ -369,8 +369,13 @@ int Fail(absl::string_view what) {
 // (usage errors before any reading, then the archives, then the outputs).
 int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged) {
   if (!inv.command.empty()) return UsageError("replay", "takes no command after --");
+  // With -a every argument is a metric, as for pmrep and pmval (a file or
+  // directory of that name in the working directory, an "mmv" directory or
+  // a PCP QA archive named "pmproxy", is not taken for an archive).
   std::vector<std::string> archives = f.archives, metrics;
-  for (const std::string& a : f.args) (IsArchiveArg(a) ? archives : metrics).push_back(a);
+  for (const std::string& a : f.args) {
+    (f.archives.empty() && IsArchiveArg(a) ? archives : metrics).push_back(a);
+  }
   if (archives.empty() && f.args.empty()) {
     return UsageError("replay", "name an archive: -a ARCHIVE (base name, any of its files, or a "
                                 "directory of archives)");

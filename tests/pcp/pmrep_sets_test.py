@@ -347,6 +347,18 @@ class PmrepSetsTest(unittest.TestCase):
             self.assertIn("PM_ERR_BADDERIVE", p.stderr)
             self.assertIn("PM_ERR_BADDERIVE", q.stderr)
 
+    def test_with_archives_given_every_argument_is_a_metric(self):
+        # A file or directory in the working directory named as the metric
+        # (an "mmv" directory, PCP QA's "pmproxy" archive) is not taken for
+        # an archive once -a names them, as pmrep does not.
+        cwd = os.path.join(self.root, "cwd_named")
+        os.makedirs(os.path.join(cwd, "network.tcp.maxconn"), exist_ok=True)
+        empty = os.path.join(self.root, "empty.conf")
+        open(empty, "w").close()
+        out = self.same(["-c", empty, "-a", os.path.join(PCPQA, "20190628.06.31"), "-s", "3",
+                         "-o", "csv", "network.tcp.maxconn"], cwd=cwd)
+        self.assertIn("network.tcp.maxconn", out)
+
     def test_configuration_found_as_pmrep_finds_it(self):
         home = os.path.join(self.root, "home")
         cwd = os.path.join(self.root, "cwd")
