@@ -41,12 +41,6 @@ bool Chooses(const std::vector<std::string>& names, const std::string& metric) {
   return s.SelectsMetric(metric);
 }
 
-// The order of a metric's instances in libpcp's interpolated result
-// (interp.c): a hash of the instances pmGetInDomArchive lists (`columns`'
-// order), with as many buckets as instances, each added at the head of its
-// bucket's chain, walked bucket by bucket. avg() sums in it (in float, so
-// the order shows in the last bits) and scalar() takes its first, on a
-// grid; at a record, libpcp keeps the record's order.
 // The operand metrics node `n` names (m in `by_name`), into `out`.
 void ReadsOf(const format::DeriveNode& n, const absl::flat_hash_map<std::string, size_t>& by_name,
              std::vector<size_t>& out) {
@@ -56,6 +50,12 @@ void ReadsOf(const format::DeriveNode& n, const absl::flat_hash_map<std::string,
   for (const auto& a : n.args) ReadsOf(*a, by_name, out);
 }
 
+// The order of a metric's instances in libpcp's interpolated result
+// (interp.c): a hash of the instances pmGetInDomArchive lists (`columns`'
+// order), with as many buckets as instances, each added at the head of its
+// bucket's chain, walked bucket by bucket. avg() sums in it (in float, so
+// the order shows in the last bits) and scalar() takes its first, on a
+// grid; at a record, libpcp keeps the record's order.
 std::vector<size_t> InterpolatedOrder(const std::vector<size_t>& columns,
                                       const std::vector<Column>& all) {
   const size_t buckets = columns.size();
@@ -224,8 +224,6 @@ std::vector<uint8_t> DerivedColumns::ShownOperands(size_t operand_columns) const
   return shown;
 }
 
-// One piece: a row in, a row out, in the order its cells are filled (raw
-// copies, the mark, each derived metric's values and rates).
 const Row::OffNull* DerivedColumns::OffNullOf(const Row& in, const std::vector<size_t>& columns) {
   if (in.off_null.empty() || columns.size() != 1) return nullptr;
   for (const Row::OffNull& o : in.off_null) {
@@ -257,6 +255,8 @@ const std::vector<size_t>& DerivedColumns::OperandOrder(const ColumnSet& operand
   return order;
 }
 
+// One piece: a row in, a row out, in the order its cells are filled (raw
+// copies, the mark, each derived metric's values and rates).
 const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, bool raw) {
   row_.Clear(shown_.size());
   row_.time = in.time;
