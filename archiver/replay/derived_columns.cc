@@ -341,7 +341,11 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
       } else if (k == kDouble) {
         v = std::bit_cast<double>(in.bits[c]);
       } else if (k == kString) {
-        v = 0;  // counted by count(); a string metric takes no arithmetic
+        // Its column: the operators a string goes through (instant(),
+        // scalar(), x[i], matchinst(), ?:) pass values on as they are, so a
+        // string result's value names the column whose text it is; count()
+        // counts it, and no arithmetic takes a string.
+        v = static_cast<long double>(c);
       } else {
         continue;
       }
@@ -424,34 +428,6 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
     const format::DeriveDesc& desc = d->check.bound->desc;
     const ValueKind kind = KindOfType(desc.type);
     const bool rate = desc.sem == format::kSemCounter && !raw;
-    if (kind == kString) {
-      // A string metric named as it is, or its first value by scalar():
-      // libpcp passes its values through. (No other form of a string has
-      // values here.)
-      const format::DeriveNode* named = d->check.bound->node;
-      const bool first_only = named->op == format::DeriveOp::kScalar &&
-                              named->args.size() == 1 &&
-                              named->args[0]->op == format::DeriveOp::kName;
-      if (first_only) named = named->args[0].get();
-      auto it = named->op == format::DeriveOp::kName ? operand_metric_.find(named->text)
-                                                     : operand_metric_.end();
-      if (it == operand_metric_.end()) continue;
-      const std::vector<size_t>& columns = first_only ? OperandOrder(operands, in, it->second)
-                                                      : operands.metrics()[it->second].columns;
-      MarkUnnamed(*d, in);
-      for (size_t c : columns) {
-        if (in.kind(c) != kString) continue;
-        auto col = d->column_of_inst.find(desc.indom == format::kIndomNull
-                                              ? -1
-                                              : operands.columns()[c].inst);
-        if (col == d->column_of_inst.end()) continue;
-        row_.kinds[col->second] = kString;
-        row_.bits[col->second] = row_.strings.size();
-        row_.strings.emplace_back(in.text(c));
-        if (first_only) break;
-      }
-      continue;
-    }
     const format::DeriveValues& values = d->eval->Evaluate(fetch);
     if (values.empty()) MarkUnnamed(*d, in);
     if (d->column_at.size() < values.size()) d->column_at.resize(values.size(), {-2, 0});
@@ -471,6 +447,11 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
       }
       const size_t c = at.second;
       row_.kinds[c] = kind;
+      if (kind == kString) {
+        row_.bits[c] = row_.strings.size();
+        row_.strings.emplace_back(in.text(static_cast<size_t>(v.v)));
+        continue;
+      }
       if (kind == kUint || kind == kInt) {
         row_.bits[c] = format::DeriveIntegerBits(v.v, kind == kInt);
       } else {

@@ -47,6 +47,8 @@ class Output {
   virtual void Begin(const ReplayHeader& header) { header_ = header; }
   // A record in the window (a <mark> too).
   virtual void Record(const Sample& /*s*/) {}
+  // Whether Record needs Sample::record (every value of the record).
+  virtual bool WantsRecords() const { return false; }
   // A row in the window. False once the output wants no more (its -s).
   virtual bool TakeRow(const Row& /*row*/) { return true; }
   // Whether rows at the records without values (records whose chosen

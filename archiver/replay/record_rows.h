@@ -34,9 +34,13 @@ class RecordRows {
   const Row* Take(const Sample& s);
 
  private:
+  // Column c's rate against its previous value, into row_.
+  void Rate(uint32_t c, const SampleValue& v, int64_t now_ns);
+
   const ColumnSet& columns_;
   bool strict_singular_ = false;
   ShownNumbers shown_;
+  std::vector<uint32_t> metric_;  // per column, its metric's index
   // Per column, its previous value since the last <mark>.
   std::vector<uint8_t> prev_kind_;
   std::vector<uint64_t> prev_bits_;

@@ -148,6 +148,9 @@ absl::Status Replay::Run(const ReplayPlan& plan, const std::vector<Output*>& out
 
   SampleStream stream(archives_.archives(), columns_);
   if (plan.follow) stream.Follow();
+  if (std::any_of(outputs.begin(), outputs.end(), [](Output* o) { return o->WantsRecords(); })) {
+    stream.KeepRecords();
+  }
   const absl::Time seek = grid ? std::min(window.start, window.origin) : from;
   if (!plan.follow && seek > log_start && seek != absl::InfinitePast()) {
     stream.SeekBefore(format::ToTimestamp(seek));

@@ -7,6 +7,7 @@
 #include "absl/time/time.h"
 #include "format/archive/archive_format.h"
 #include "format/archive/result_decode.h"
+#include "format/archive/result_shape.h"
 
 namespace mmvlog::archiver {
 
@@ -22,6 +23,39 @@ struct SampleStream::PmidInfo {
   std::vector<int32_t> last_inst;
   std::vector<ptrdiff_t> last_column;
 };
+
+// A chosen value of a record of a known shape: where its bytes lie and how
+// Decode read them in the record the shape was learnt from.
+struct SampleStream::Slot {
+  uint32_t offset = 0;  // in the payload
+  uint32_t column = 0;
+  ValueKind kind = kNoValue;
+  bool off_null = false;
+  bool big64 = false;  // 8 bytes in network order: the bits as they are
+  // Otherwise the value is rebuilt as the DecodedValue it was and read
+  // again as Decode reads it.
+  int32_t inst = 0;
+  int32_t valfmt = 0;
+  int32_t type = 0;
+  uint8_t block_type = 0;
+  uint32_t size = 0;
+};
+
+// A layout of the current archive's records and what Decode made of it.
+struct SampleStream::Shape {
+  explicit Shape(format::ResultShape l) : layout(std::move(l)) {}
+  format::ResultShape layout;
+  bool mark = false, listed = false, unnamed = false, off_null = false;
+  std::vector<SampleSet> sets;
+  std::vector<Slot> slots;  // in record order
+  uint64_t used = 0;        // the read that last had it
+};
+
+namespace {
+// Layouts kept per archive: pmlogger writes each of a configuration's
+// logging groups (a few, usually) as a record of its own.
+constexpr size_t kShapes = 4;
+}  // namespace
 
 SampleStream::SampleStream(const std::vector<ArchiveEntry>& archives, const ColumnSet& columns)
     : archives_(archives), columns_(columns) {}
@@ -72,6 +106,7 @@ bool SampleStream::OpenArchive(size_t i) {
   reader_ = std::move(*r);
   reader_base_ = base;
   pmids_.clear();
+  shapes_.clear();
   if (host_.empty()) host_ = reader_->label().hostname;
   if (std::find(read_.begin(), read_.end(), base) == read_.end()) read_.push_back(base);
   if (seek_from_ && !checked_) {
@@ -112,7 +147,27 @@ SampleStream::PmidInfo& SampleStream::Pmid(uint32_t pmid) {
   return *it->second;
 }
 
-bool SampleStream::Decode(const format::DecodedResult& r) {
+absl::StatusOr<bool> SampleStream::ReadRecord() {
+  absl::StatusOr<std::optional<format::Frame>> f = reader_->NextFrame();
+  if (!f.ok()) return f.status();
+  if (!f->has_value()) return false;
+  frame_ = **f;
+  ++reads_;
+  shaped_ = nullptr;
+  for (const std::unique_ptr<Shape>& shape : shapes_) {
+    if (!shape->layout.Matches(frame_.payload)) continue;
+    absl::StatusOr<format::Timestamp> t = reader_->FrameTimestamp(frame_);
+    if (!t.ok()) return t.status();
+    record_.timestamp = *t;
+    shape->used = reads_;
+    shaped_ = shape.get();
+    return true;
+  }
+  if (absl::Status s = reader_->DecodeFrame(frame_, &record_); !s.ok()) return s;
+  return true;
+}
+
+void SampleStream::Decode(const format::DecodedResult& r, Shape* learn) {
   sample_.time = r.timestamp;
   sample_.mark = r.is_mark();
   sample_.virtual_mark = false;
@@ -120,10 +175,13 @@ bool SampleStream::Decode(const format::DecodedResult& r) {
   sample_.listed = false;
   sample_.unnamed = false;
   sample_.off_null = false;
-  sample_.record = &r;
   sample_.values.clear();
   sample_.strings.clear();
-  for (const format::DecodedValueSet& set : r.sets) {
+  sample_.sets.clear();
+  sample_.record = keep_records_ ? &r : nullptr;
+  for (size_t i = 0; i < r.sets.size(); ++i) {
+    const format::DecodedValueSet& set = r.sets[i];
+    sample_.sets.push_back({set.pmid, set.numval});
     PmidInfo& p = Pmid(set.pmid);
     if (!p.chosen) continue;
     sample_.listed = true;
@@ -145,6 +203,12 @@ bool SampleStream::Decode(const format::DecodedResult& r) {
         }
         sample_.values.push_back({static_cast<uint32_t>(p.last_column[k]), p.kind, false,
                                   format::LoadBig64(v.block.data())});
+        if (learn != nullptr) {
+          learn->slots.push_back({.offset = learn->layout.value_offset(i, k),
+                                  .column = static_cast<uint32_t>(p.last_column[k]),
+                                  .kind = p.kind,
+                                  .big64 = true});
+        }
       }
     }
     for (; k < set.values.size(); ++k) {
@@ -179,9 +243,27 @@ bool SampleStream::Decode(const format::DecodedResult& r) {
         out.kind = p.kind;
         out.bits = f.u64;
       } else {
+        out.kind = kString;
+      }
+      if (learn != nullptr) {
+        // What decides how the value is read is the shape's: only a
+        // string's bytes can change whether it reads.
+        learn->slots.push_back(
+            {.offset = learn->layout.value_offset(i, k),
+             .column = out.column,
+             .kind = out.kind,
+             .off_null = out.off_null,
+             .big64 = set.valfmt != format::kValInsitu && out.kind != kString &&
+                      v.block_type == p.type && v.block.size() == 8,
+             .inst = v.inst,
+             .valfmt = set.valfmt,
+             .type = p.type,
+             .block_type = v.block_type,
+             .size = static_cast<uint32_t>(v.block.size())});
+      }
+      if (out.kind == kString) {
         absl::StatusOr<format::ResultValue> rv = format::ValueFromDecoded(v, set.valfmt, p.type);
         if (!rv.ok()) continue;
-        out.kind = kString;
         out.bits = sample_.strings.size();
         sample_.strings.push_back(std::move(rv->bytes));
       }
@@ -189,7 +271,61 @@ bool SampleStream::Decode(const format::DecodedResult& r) {
     }
   }
   sample_.chosen = !sample_.values.empty();
-  return true;
+  if (learn != nullptr) {
+    learn->mark = sample_.mark;
+    learn->listed = sample_.listed;
+    learn->unnamed = sample_.unnamed;
+    learn->off_null = sample_.off_null;
+    learn->sets = sample_.sets;
+  }
+}
+
+void SampleStream::DecodeShaped(const Shape& shape) {
+  sample_.time = record_.timestamp;
+  sample_.mark = shape.mark;
+  sample_.virtual_mark = false;
+  sample_.listed = shape.listed;
+  sample_.unnamed = shape.unnamed;
+  sample_.off_null = shape.off_null;
+  sample_.sets = shape.sets;
+  sample_.record = nullptr;
+  sample_.strings.clear();
+  sample_.values.resize(shape.slots.size());
+  const uint8_t* payload = frame_.payload.data();
+  size_t n = 0;
+  for (const Slot& slot : shape.slots) {
+    const uint8_t* at = payload + slot.offset;
+    SampleValue& out = sample_.values[n];
+    out.column = slot.column;
+    out.kind = slot.kind;
+    out.off_null = slot.off_null;
+    if (slot.big64) {
+      out.bits = format::LoadBig64(at);
+      ++n;
+      continue;
+    }
+    format::DecodedValue v;
+    v.inst = slot.inst;
+    if (slot.valfmt == format::kValInsitu) {
+      v.insitu = format::LoadBig32(at);
+    } else {
+      v.block_type = slot.block_type;
+      v.block = std::span<const uint8_t>(at, slot.size);
+    }
+    if (slot.kind == kString) {
+      absl::StatusOr<format::ResultValue> rv = format::ValueFromDecoded(v, slot.valfmt, slot.type);
+      if (!rv.ok()) continue;
+      out.bits = sample_.strings.size();
+      sample_.strings.push_back(std::move(rv->bytes));
+    } else {
+      format::FixedValue f;
+      if (!format::FixedValueFromDecoded(v, slot.valfmt, slot.type, &f)) continue;
+      out.bits = f.u64;
+    }
+    ++n;
+  }
+  sample_.values.resize(n);
+  sample_.chosen = n > 0;
 }
 
 bool SampleStream::CoveredAtFrom() const {
@@ -222,6 +358,7 @@ bool SampleStream::LookAgain() {
   reader_ = std::move(*r);
   reader_base_ = base;
   pmids_.clear();
+  shapes_.clear();
   if (resume_at_) reader_->StartAt(*resume_at_);
   return true;
 }
@@ -242,7 +379,7 @@ const Sample* SampleStream::Next() {
           if (last_time_) pending_join_ = *last_time_;
         }
       }
-      absl::StatusOr<bool> more = reader_->NextInto(&record_);
+      absl::StatusOr<bool> more = ReadRecord();
       if (!more.ok()) {
         damaged_.push_back(std::string(more.status().message()));
         CloseArchive(false);
@@ -268,6 +405,7 @@ const Sample* SampleStream::Next() {
           sample_.virtual_mark = true;
           sample_.chosen = false;
           sample_.listed = false;
+          sample_.sets.clear();
           sample_.record = nullptr;
           sample_.values.clear();
           sample_.strings.clear();
@@ -287,7 +425,25 @@ const Sample* SampleStream::Next() {
         continue;
       }
     }
-    Decode(record_);
+    if (shaped_ != nullptr) {
+      DecodeShaped(*shaped_);
+    } else if (keep_records_) {
+      Decode(record_, nullptr);
+    } else {
+      // A layout not seen lately: decoded whole, and learnt in place of
+      // the one least lately seen.
+      auto shape = std::make_unique<Shape>(
+          format::ResultShape(reader_->label().version, frame_.payload, record_));
+      shape->used = reads_;
+      Decode(record_, shape.get());
+      if (shapes_.size() < kShapes) {
+        shapes_.push_back(std::move(shape));
+      } else {
+        *std::min_element(shapes_.begin(), shapes_.end(), [](const auto& a, const auto& b) {
+          return a->used < b->used;
+        }) = std::move(shape);
+      }
+    }
     last_time_ = record_.timestamp;
     if (seek_from_ && !checked_) {
       if (sample_.mark) mark_seen_ = true;

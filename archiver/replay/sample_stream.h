@@ -45,6 +45,13 @@ struct SampleValue {
   uint64_t bits = 0;  // kString: the index of its bytes in Sample::strings
 };
 
+// A set of a record: its metric and its count of values (< 0: PCP's error
+// code, as in the record).
+struct SampleSet {
+  uint32_t pmid = 0;
+  int32_t numval = 0;
+};
+
 struct Sample {
   format::Timestamp time;
   bool mark = false;          // a <mark> record, or the join of two archives
@@ -55,8 +62,11 @@ struct Sample {
   bool off_null = false;      // a value with SampleValue::off_null
   std::vector<SampleValue> values;  // the chosen columns', in record order
   std::vector<std::string> strings;
-  // The record itself (nullptr for the join of two archives), valid until
-  // the next sample: what the dump shows, sets without values included.
+  // The record's sets, chosen or not, with or without values (none for
+  // the join of two archives).
+  std::vector<SampleSet> sets;
+  // With SampleStream::KeepRecords, the record itself (nullptr for the join
+  // of two archives), valid until the next sample: what the dump shows.
   const format::DecodedResult* record = nullptr;
 };
 
@@ -73,6 +83,9 @@ class SampleStream {
   void ResumeFrom(const SampleStream& other);
   // Keep looking for more at the end (see the class comment).
   void Follow() { follow_ = true; }
+  // Give each record decoded whole in Sample::record (otherwise a record of
+  // a layout seen lately is read without decoding it whole).
+  void KeepRecords() { keep_records_ = true; }
 
   // The next sample, valid until the next call; nullptr at the end (with
   // Follow: nothing new now, ask again later).
@@ -89,9 +102,15 @@ class SampleStream {
 
  private:
   struct PmidInfo;
+  struct Slot;
+  struct Shape;
   bool OpenArchive(size_t i);
   void CloseArchive(bool at_end);
-  bool Decode(const format::DecodedResult& r);
+  // Reads the next record into record_ (its timestamp alone when one of
+  // shapes_ has its layout: shaped_ then names it); false after the last.
+  absl::StatusOr<bool> ReadRecord();
+  void Decode(const format::DecodedResult& r, Shape* learn);
+  void DecodeShaped(const Shape& shape);
   PmidInfo& Pmid(uint32_t pmid);
   bool CoveredAtFrom() const;
   void Restart();
@@ -107,6 +126,14 @@ class SampleStream {
   std::string reader_base_;
   absl::flat_hash_map<uint32_t, std::unique_ptr<PmidInfo>> pmids_;
   format::DecodedResult record_;
+  // The frame record_ was read from, valid until the next read, and the
+  // shape it had if one was known (record_ then holds its timestamp only).
+  format::Frame frame_;
+  const Shape* shaped_ = nullptr;
+  // The layouts of the current archive's records seen last, and where their
+  // chosen values lie, so a record of one of them is read without decoding.
+  std::vector<std::unique_ptr<Shape>> shapes_;
+  uint64_t reads_ = 0;
   Sample sample_;
   std::optional<format::Timestamp> last_time_;  // of the last record read
   std::optional<format::Timestamp> pending_join_;  // a join mark owed before the next record
@@ -118,6 +145,7 @@ class SampleStream {
   uint64_t restarts_ = 0;
   // Following.
   bool follow_ = false;
+  bool keep_records_ = false;
   std::optional<format::IndexEntry> resume_at_;  // of the last archive
   bool exhausted_ = false;
   bool held_ = false;  // record_ is read but not yet given (a join mark went first)

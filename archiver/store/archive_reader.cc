@@ -434,9 +434,31 @@ absl::StatusOr<std::optional<format::DecodedResult>> ArchiveReader::Next() {
 }
 
 absl::StatusOr<bool> ArchiveReader::NextInto(format::DecodedResult* result) {
+  absl::StatusOr<std::optional<format::Frame>> frame = NextFrame();
+  if (!frame.ok()) return frame.status();
+  if (!frame->has_value()) return false;
+  if (absl::Status s = DecodeFrame(**frame, result); !s.ok()) return s;
+  return true;
+}
+
+absl::Status ArchiveReader::DecodeFrame(const format::Frame& frame,
+                                        format::DecodedResult* result) const {
+  return format::WithContext(
+      format::DecodeResultInto(catalog_->label.version, frame.payload, frame.offset, result),
+      volume_path_);
+}
+
+absl::StatusOr<format::Timestamp> ArchiveReader::FrameTimestamp(const format::Frame& frame) const {
+  absl::StatusOr<format::Timestamp> t =
+      format::DecodeResultTimestamp(catalog_->label.version, frame.payload, frame.offset);
+  if (!t.ok()) return format::WithContext(t.status(), volume_path_);
+  return t;
+}
+
+absl::StatusOr<std::optional<format::Frame>> ArchiveReader::NextFrame() {
   for (;;) {
     if (scanner_ == nullptr) {
-      if (next_volume_ >= catalog_->volume_paths.size()) return false;
+      if (next_volume_ >= catalog_->volume_paths.size()) return std::nullopt;
       const uint64_t start = std::exchange(start_offset_, 0);
       if (absl::Status s = LoadVolume(next_volume_++, start); !s.ok()) return s;
       if (scanner_ == nullptr) continue;
@@ -470,14 +492,9 @@ absl::StatusOr<bool> ArchiveReader::NextInto(format::DecodedResult* result) {
       scanner_.reset();
       continue;
     }
-    if (absl::Status s = format::DecodeResultInto(catalog_->label.version, (*frame)->payload,
-                                                  (*frame)->offset, result);
-        !s.ok()) {
-      return format::WithContext(s, volume_path_);
-    }
     last_record_.volume = static_cast<int32_t>(catalog_->volume_numbers[next_volume_ - 1]);
     last_record_.data_offset = at;
-    return true;
+    return frame;
   }
 }
 

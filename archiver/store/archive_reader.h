@@ -143,6 +143,15 @@ class ArchiveReader {
   // error `*result` must not be used.
   absl::StatusOr<bool> NextInto(format::DecodedResult* result);
 
+  // The next record undecoded (its payload valid until the next call), for
+  // a reader that decodes only what it has not seen before (replay's
+  // SampleStream); nullopt after the last. NextInto is this and DecodeFrame.
+  absl::StatusOr<std::optional<format::Frame>> NextFrame();
+  // Decodes a frame NextFrame gave, errors naming its volume.
+  absl::Status DecodeFrame(const format::Frame& frame, format::DecodedResult* result) const;
+  // Its timestamp alone, checked as DecodeFrame checks it.
+  absl::StatusOr<format::Timestamp> FrameTimestamp(const format::Frame& frame) const;
+
   // Torn tails and other recoverable findings, one line each, naming file
   // and offset.
   const std::vector<std::string>& warnings() const { return warnings_; }

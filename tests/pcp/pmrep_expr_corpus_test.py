@@ -125,13 +125,15 @@ class PmrepExprCorpusTest(unittest.TestCase):
             self.assertGreater(len(out.splitlines()), 3)
 
     def test_scalar_of_a_string(self):
-        # scalar() of a string metric passes its first value through, as a
-        # string metric named alone does.
-        for base in ("20190628.06.31", "gap2"):
-            for extra in ([], ["-u"]):
-                out = self.same(os.path.join(PCPQA, base),
-                                ["-s", "4", "-e", "x.e=scalar(pmcd.pmlogger.host)", "x.e"] + extra)
-                self.assertIn('"', out.splitlines()[1])  # a string shown
+        # scalar() and instant() of a string metric pass its values through
+        # (scalar() its first), as a string metric named alone does.
+        for base in ("20190628.06.31", "gap2", "ok-noti-interp"):
+            for expr in ("scalar(pmcd.pmlogger.host)", "instant(pmcd.pmlogger.host)",
+                         "scalar(instant(pmcd.pmlogger.host))"):
+                for extra in ([], ["-u"]):
+                    out = self.same(os.path.join(PCPQA, base),
+                                    ["-s", "4", "-e", "x.e=" + expr, "x.e"] + extra)
+                    self.assertIn('"', out.splitlines()[1])  # a string shown
 
     def test_values_only_of_unnamed_instances(self):
         # pcp-zeroconf's second record at its first time holds

@@ -18,6 +18,7 @@ class DumpOutput : public Output {
   explicit DumpOutput(std::FILE* to) : text_(to) {}
 
   void Record(const Sample& s) override;
+  bool WantsRecords() const override { return true; }
   absl::Status End(const ReplayEnd& end) override;
   void Flush() override { text_.Flush(); }
 

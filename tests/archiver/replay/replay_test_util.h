@@ -316,22 +316,19 @@ inline std::unique_ptr<Opened> OpenArchives(const std::vector<std::string>& base
 }
 
 // Every sample of a whole read, copied.
-// Every sample, copied (without the record each points into, which lives
-// only until the next).
 inline std::vector<archiver::Sample> AllSamples(const Opened& o) {
   archiver::SampleStream s(o.set.archives(), o.columns);
   std::vector<archiver::Sample> out;
-  while (const archiver::Sample* x = s.Next()) {
-    out.push_back(*x);
-    out.back().record = nullptr;
-  }
+  while (const archiver::Sample* x = s.Next()) out.push_back(*x);
   return out;
 }
 
-// Gives `f` every sample as the stream has it (its record included).
+// Gives `f` every sample as the stream has it, its record decoded whole
+// (SampleStream::KeepRecords, as the dump asks).
 template <typename F>
 void ForEachSample(const Opened& o, F f) {
   archiver::SampleStream s(o.set.archives(), o.columns);
+  s.KeepRecords();
   while (const archiver::Sample* x = s.Next()) f(*x);
 }
 
