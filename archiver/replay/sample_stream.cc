@@ -49,6 +49,13 @@ struct SampleStream::Shape {
   std::vector<SampleSet> sets;
   std::vector<Slot> slots;  // in record order
   uint64_t used = 0;        // the read that last had it
+  uint64_t id = 0;          // which shape it is, for values_of_
+  // When every slot is big64 (the usual recording), the sample's values
+  // but their bits, and where each one's bits lie: a record of the shape
+  // only rewrites the bits.
+  bool bits_only = false;
+  std::vector<SampleValue> values;
+  std::vector<uint32_t> offsets;
 };
 
 namespace {
@@ -271,7 +278,14 @@ void SampleStream::Decode(const format::DecodedResult& r, Shape* learn) {
     }
   }
   sample_.chosen = !sample_.values.empty();
+  values_of_ = 0;
   if (learn != nullptr) {
+    learn->bits_only = std::all_of(learn->slots.begin(), learn->slots.end(),
+                                   [](const Slot& slot) { return slot.big64; });
+    if (learn->bits_only) {
+      learn->values = sample_.values;
+      for (const Slot& slot : learn->slots) learn->offsets.push_back(slot.offset);
+    }
     learn->mark = sample_.mark;
     learn->listed = sample_.listed;
     learn->unnamed = sample_.unnamed;
@@ -290,8 +304,24 @@ void SampleStream::DecodeShaped(const Shape& shape) {
   sample_.sets = shape.sets;
   sample_.record = nullptr;
   sample_.strings.clear();
-  sample_.values.resize(shape.slots.size());
   const uint8_t* payload = frame_.payload.data();
+  if (shape.bits_only) {
+    // The values of the last sample are this shape's already (the same
+    // columns, kinds and order) unless another shape or a whole decoding
+    // came between.
+    if (values_of_ != shape.id) {
+      sample_.values = shape.values;
+      values_of_ = shape.id;
+    }
+    SampleValue* out = sample_.values.data();
+    const uint32_t* at = shape.offsets.data();
+    const size_t n = shape.offsets.size();
+    for (size_t i = 0; i < n; ++i) out[i].bits = format::LoadBig64(payload + at[i]);
+    sample_.chosen = n > 0;
+    return;
+  }
+  values_of_ = 0;
+  sample_.values.resize(shape.slots.size());
   size_t n = 0;
   for (const Slot& slot : shape.slots) {
     const uint8_t* at = payload + slot.offset;
@@ -408,6 +438,7 @@ const Sample* SampleStream::Next() {
           sample_.sets.clear();
           sample_.record = nullptr;
           sample_.values.clear();
+          values_of_ = 0;
           sample_.strings.clear();
           if (seek_from_ && !checked_) mark_seen_ = true;
           last_time_ = at;
@@ -435,6 +466,7 @@ const Sample* SampleStream::Next() {
       auto shape = std::make_unique<Shape>(
           format::ResultShape(reader_->label().version, frame_.payload, record_));
       shape->used = reads_;
+      shape->id = ++shape_ids_;
       Decode(record_, shape.get());
       if (shapes_.size() < kShapes) {
         shapes_.push_back(std::move(shape));

@@ -134,6 +134,8 @@ class SampleStream {
   // chosen values lie, so a record of one of them is read without decoding.
   std::vector<std::unique_ptr<Shape>> shapes_;
   uint64_t reads_ = 0;
+  uint64_t shape_ids_ = 0;
+  uint64_t values_of_ = 0;  // the shape whose values sample_.values holds (0: none)
   Sample sample_;
   std::optional<format::Timestamp> last_time_;  // of the last record read
   std::optional<format::Timestamp> pending_join_;  // a join mark owed before the next record

@@ -1,7 +1,7 @@
 // Sums and extremes over a metric's integers (sum(), min(), max() of
-// derive_eval.cc), vectorized: built with -ftree-vectorize, in an AVX2
-// clone and a plain one that the dynamic loader picks between by the CPU
-// (GCC's target_clones). A sum modulo 2^64 and an extreme are the same in
+// derive_eval.cc), vectorized: built with -ftree-vectorize, in AVX-512
+// (x86-64-v4), AVX2 and plain clones that the dynamic loader picks between
+// by the CPU (GCC's target_clones). A sum modulo 2^64 and an extreme are the same in
 // any order, so the result is libpcp's whichever runs.
 #ifndef MMVLOG_FORMAT_DERIVE_INTEGER_REDUCE_H_
 #define MMVLOG_FORMAT_DERIVE_INTEGER_REDUCE_H_
