@@ -246,13 +246,49 @@ const std::vector<size_t>& DerivedColumns::OperandOrder(const ColumnSet& operand
                                                         size_t m) {
   const std::vector<size_t>& own = operands.metrics()[m].columns;
   if (in.grid) return operand_grid_same_[m] ? own : operand_grid_order_[m];
-  if (in.record_order.empty()) return own;
+  const bool unnamed = std::any_of(in.unnamed.begin(), in.unnamed.end(),
+                                   [m](const Row::Unnamed& u) { return u.metric == m; });
+  if (in.record_order.empty() && !unnamed) return own;
   std::vector<size_t>& order = operand_record_order_;
   order.clear();
-  for (uint32_t c : in.record_order) {
-    if (operands.columns()[c].metric == m) order.push_back(c);
+  if (in.record_order.empty()) {
+    order = own;
+  } else {
+    for (uint32_t c : in.record_order) {
+      if (operands.columns()[c].metric == m) order.push_back(c);
+    }
   }
-  return order;
+  if (!unnamed) return order;
+  // The values without a column where the record had them, as past-the-end
+  // columns (ValueAt).
+  std::vector<size_t>& merged = operand_merged_order_;
+  merged.clear();
+  const size_t width = operands.size();
+  size_t u = 0, named = 0;
+  auto take_unnamed = [&](bool all) {
+    for (; u < in.unnamed.size(); ++u) {
+      if (in.unnamed[u].metric != m) continue;
+      if (!all && in.unnamed[u].before > named) break;
+      merged.push_back(width + u);
+    }
+  };
+  for (size_t c : order) {
+    if (in.has(c)) {
+      take_unnamed(false);
+      ++named;
+    }
+    merged.push_back(c);
+  }
+  take_unnamed(true);
+  return merged;
+}
+
+DerivedColumns::Operand DerivedColumns::ValueAt(const ColumnSet& operands, const Row& in, size_t c) {
+  if (c < operands.size()) {
+    return {in.kind(c), in.bits[c], operands.columns()[c].inst};
+  }
+  const Row::Unnamed& u = in.unnamed[c - operands.size()];
+  return {static_cast<ValueKind>(u.kind), u.bits, u.inst};
 }
 
 // One piece: a row in, a row out, in the order its cells are filled (raw
@@ -332,14 +368,14 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
     cached.resize(columns.size());
     format::DeriveValue* w = cached.data();
     for (size_t c : columns) {
-      const ValueKind k = in.kind(c);
+      const auto [k, bits, inst] = ValueAt(operands, in, c);
       long double v;
       if (k == kUint) {
-        v = static_cast<long double>(in.bits[c]);
+        v = static_cast<long double>(bits);
       } else if (k == kInt) {
-        v = static_cast<long double>(static_cast<int64_t>(in.bits[c]));
+        v = static_cast<long double>(static_cast<int64_t>(bits));
       } else if (k == kDouble) {
-        v = std::bit_cast<double>(in.bits[c]);
+        v = std::bit_cast<double>(bits);
       } else if (k == kString) {
         // Its column: the operators a string goes through (instant(),
         // scalar(), x[i], matchinst(), ?:) pass values on as they are, so a
@@ -349,7 +385,7 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
       } else {
         continue;
       }
-      *w++ = {operands.columns()[c].inst, v};
+      *w++ = {inst, v};
     }
     cached.resize(w - cached.data());
     if (cached.empty()) {
@@ -395,17 +431,17 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
     uint64_t* w = gathered.data();
     bool ints = false, uints = false;
     for (size_t c : columns) {
-      const ValueKind k = in.kind(c);
-      if (k == kInt) {
+      const Operand o = ValueAt(operands, in, c);
+      if (o.kind == kInt) {
         ints = true;
-      } else if (k == kUint) {
+      } else if (o.kind == kUint) {
         uints = true;
-      } else if (k == kDouble || k == kString) {
+      } else if (o.kind == kDouble || o.kind == kString) {
         return nullptr;
       } else {
         continue;  // no value, as for `values`
       }
-      *w++ = in.bits[c];
+      *w++ = o.bits;
     }
     if (w == gathered.data()) {
       if (const Row::OffNull* o = OffNullOf(in, columns)) {
@@ -429,8 +465,9 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
     const ValueKind kind = KindOfType(desc.type);
     const bool rate = desc.sem == format::kSemCounter && !raw;
     const format::DeriveValues& values = d->eval->Evaluate(fetch);
-    if (values.empty()) MarkUnnamed(*d, in);
     if (d->column_at.size() < values.size()) d->column_at.resize(values.size(), {-2, 0});
+    // Values only of instances without a column: none shown, as none is.
+    bool written = false, no_column = false;
     for (size_t i = 0; i < values.size(); ++i) {
       const format::DeriveValue& v = values[i];
       // A singular value still under its instance (OffNullOf): pmrep's
@@ -442,14 +479,19 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
       std::pair<int32_t, size_t>& at = d->column_at[i];
       if (at.first != inst) {
         auto it = d->column_of_inst.find(inst);
-        if (it == d->column_of_inst.end()) continue;
+        if (it == d->column_of_inst.end()) {
+          no_column = true;
+          continue;
+        }
         at = {inst, it->second};
       }
       const size_t c = at.second;
+      written = true;
       row_.kinds[c] = kind;
       if (kind == kString) {
         row_.bits[c] = row_.strings.size();
-        row_.strings.emplace_back(in.text(static_cast<size_t>(v.v)));
+        const size_t from = static_cast<size_t>(v.v);
+        row_.strings.emplace_back(in.strings[ValueAt(operands, in, from).bits]);
         continue;
       }
       if (kind == kUint || kind == kInt) {
@@ -476,6 +518,7 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
       row_.shown[c] = kNumber;
       row_.numbers[c] = static_cast<double>((v.v - before) / dt);
     }
+    if (values.empty() || (!written && no_column)) MarkUnnamed(*d, in);
     if (in.grid) {
       // On a grid a rate needs the value at the grid time before.
       for (const auto& [inst, c] : d->column_of_inst) {

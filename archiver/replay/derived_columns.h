@@ -121,11 +121,21 @@ class DerivedColumns {
   std::vector<std::vector<size_t>> operand_grid_order_;
   std::vector<uint8_t> operand_grid_same_;
   std::vector<size_t> operand_record_order_;  // OperandOrder's at a record
+  std::vector<size_t> operand_merged_order_;  // the same with unnamed values
   // Operand metric `m`'s columns in the order libpcp lists its values at
   // row `in`: on a grid, the interpolated results'; at a record, the
-  // record's. A reference to its own columns where that is their order;
-  // else valid until the next call.
+  // record's, with the row's values of m's instances that have no column
+  // (Row::unnamed) where the record had them, as columns past the end
+  // (operands.size() + their index). A reference to its own columns where
+  // that is their order; else valid until the next call.
   const std::vector<size_t>& OperandOrder(const ColumnSet& operands, const Row& in, size_t m);
+  // The value at an OperandOrder column (kNoValue: none).
+  struct Operand {
+    ValueKind kind;
+    uint64_t bits;
+    int32_t inst;
+  };
+  static Operand ValueAt(const ColumnSet& operands, const Row& in, size_t c);
   std::vector<uint64_t> operand_ints_row_;
   std::vector<uint8_t> operand_ints_ok_;
   uint64_t row_serial_ = 0;

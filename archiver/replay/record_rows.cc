@@ -81,6 +81,14 @@ const Row* RecordRows::Take(const Sample& s) {
       row_.numbers[c] = NumberOf(v.kind, v.bits);
     }
   }
+  for (const UnnamedValue& u : s.unnamed_values) {
+    uint64_t bits = u.bits;
+    if (u.kind == kString) {
+      bits = row_.strings.size();
+      row_.strings.push_back(s.strings[u.bits]);
+    }
+    row_.unnamed.push_back({u.metric, u.inst, u.kind, u.before, bits});
+  }
   if (!in_order) {
     for (const SampleValue& v : s.values) {
       if (!dropped(v)) row_.record_order.push_back(v.column);

@@ -56,6 +56,17 @@ struct Row {
     uint64_t bits;
   };
   std::vector<OffNull> off_null;
+  // Rows at the records: values of chosen metrics' instances that have no
+  // column (no indom record names them; Sample::unnamed_values), in the
+  // record's order, which no output shows and derived metrics read.
+  struct Unnamed {
+    uint32_t metric;
+    int32_t inst;
+    uint8_t kind;
+    uint32_t before;  // the metric's values with a column before it in the record
+    uint64_t bits;    // kString: index in `strings`
+  };
+  std::vector<Unnamed> unnamed;
 
   ValueKind kind(size_t c) const { return static_cast<ValueKind>(kinds[c]); }
   bool has(size_t c) const { return kinds[c] != kNoValue; }
@@ -70,6 +81,7 @@ struct Row {
     empty_sets.clear();
     record_order.clear();
     off_null.clear();
+    unnamed.clear();
   }
   size_t ValueCount() const {
     size_t n = 0;

@@ -32,6 +32,10 @@ struct SampleStream::Slot {
   ValueKind kind = kNoValue;
   bool off_null = false;
   bool big64 = false;  // 8 bytes in network order: the bits as they are
+  // A value without a column: an UnnamedValue of `metric`.
+  bool unnamed = false;
+  uint32_t metric = 0;
+  uint32_t before = 0;
   // Otherwise the value is rebuilt as the DecodedValue it was and read
   // again as Decode reads it.
   int32_t inst = 0;
@@ -183,6 +187,7 @@ void SampleStream::Decode(const format::DecodedResult& r, Shape* learn) {
   sample_.unnamed = false;
   sample_.off_null = false;
   sample_.values.clear();
+  sample_.unnamed_values.clear();
   sample_.strings.clear();
   sample_.sets.clear();
   sample_.record = keep_records_ ? &r : nullptr;
@@ -193,6 +198,7 @@ void SampleStream::Decode(const format::DecodedResult& r, Shape* learn) {
     if (!p.chosen) continue;
     sample_.listed = true;
     size_t k = 0;
+    uint32_t named = 0;  // the set's values with a column so far
     if (!p.singular && set.valfmt == format::kValDptr &&
         (p.type == format::kTypeU64 || p.type == format::kType64 ||
          p.type == format::kTypeDouble)) {
@@ -210,6 +216,7 @@ void SampleStream::Decode(const format::DecodedResult& r, Shape* learn) {
         }
         sample_.values.push_back({static_cast<uint32_t>(p.last_column[k]), p.kind, false,
                                   format::LoadBig64(v.block.data())});
+        ++named;
         if (learn != nullptr) {
           learn->slots.push_back({.offset = learn->layout.value_offset(i, k),
                                   .column = static_cast<uint32_t>(p.last_column[k]),
@@ -236,14 +243,9 @@ void SampleStream::Decode(const format::DecodedResult& r, Shape* learn) {
         p.last_inst[k] = v.inst;
         p.last_column[k] = column;
       }
-      if (column < 0) {  // an instance no indom record names, as pmrep drops it
-        sample_.unnamed = true;
-        continue;
-      }
       SampleValue out;
       out.column = static_cast<uint32_t>(column);
-      out.off_null = p.singular && v.inst != format::kInNull;
-      sample_.off_null |= out.off_null;
+      out.off_null = column >= 0 && p.singular && v.inst != format::kInNull;
       if (format::IsFixedNumericType(p.type)) {
         format::FixedValue f;
         if (!format::FixedValueFromDecoded(v, set.valfmt, p.type, &f)) continue;
@@ -252,6 +254,10 @@ void SampleStream::Decode(const format::DecodedResult& r, Shape* learn) {
       } else {
         out.kind = kString;
       }
+      // An instance no indom record names: pmrep drops it, libpcp's derived
+      // metrics read it.
+      const bool unnamed = column < 0;
+      const uint32_t metric = unnamed ? static_cast<uint32_t>(columns_.MetricOf(set.pmid)) : 0;
       if (learn != nullptr) {
         // What decides how the value is read is the shape's: only a
         // string's bytes can change whether it reads.
@@ -260,8 +266,11 @@ void SampleStream::Decode(const format::DecodedResult& r, Shape* learn) {
              .column = out.column,
              .kind = out.kind,
              .off_null = out.off_null,
-             .big64 = set.valfmt != format::kValInsitu && out.kind != kString &&
+             .big64 = !unnamed && set.valfmt != format::kValInsitu && out.kind != kString &&
                       v.block_type == p.type && v.block.size() == 8,
+             .unnamed = unnamed,
+             .metric = metric,
+             .before = named,
              .inst = v.inst,
              .valfmt = set.valfmt,
              .type = p.type,
@@ -274,7 +283,14 @@ void SampleStream::Decode(const format::DecodedResult& r, Shape* learn) {
         out.bits = sample_.strings.size();
         sample_.strings.push_back(std::move(rv->bytes));
       }
+      if (unnamed) {
+        sample_.unnamed = true;
+        sample_.unnamed_values.push_back({metric, v.inst, out.kind, named, out.bits});
+        continue;
+      }
+      sample_.off_null |= out.off_null;
       sample_.values.push_back(out);
+      ++named;
     }
   }
   sample_.chosen = !sample_.values.empty();
@@ -306,6 +322,7 @@ void SampleStream::DecodeShaped(const Shape& shape) {
   sample_.strings.clear();
   const uint8_t* payload = frame_.payload.data();
   if (shape.bits_only) {
+    sample_.unnamed_values.clear();
     // The values of the last sample are this shape's already (the same
     // columns, kinds and order) unless another shape or a whole decoding
     // came between.
@@ -322,6 +339,7 @@ void SampleStream::DecodeShaped(const Shape& shape) {
   }
   values_of_ = 0;
   sample_.values.resize(shape.slots.size());
+  sample_.unnamed_values.clear();
   size_t n = 0;
   for (const Slot& slot : shape.slots) {
     const uint8_t* at = payload + slot.offset;
@@ -351,6 +369,10 @@ void SampleStream::DecodeShaped(const Shape& shape) {
       format::FixedValue f;
       if (!format::FixedValueFromDecoded(v, slot.valfmt, slot.type, &f)) continue;
       out.bits = f.u64;
+    }
+    if (slot.unnamed) {
+      sample_.unnamed_values.push_back({slot.metric, slot.inst, slot.kind, slot.before, out.bits});
+      continue;
     }
     ++n;
   }
@@ -438,6 +460,7 @@ const Sample* SampleStream::Next() {
           sample_.sets.clear();
           sample_.record = nullptr;
           sample_.values.clear();
+          sample_.unnamed_values.clear();
           values_of_ = 0;
           sample_.strings.clear();
           if (seek_from_ && !checked_) mark_seen_ = true;

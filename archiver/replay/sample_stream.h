@@ -45,6 +45,16 @@ struct SampleValue {
   uint64_t bits = 0;  // kString: the index of its bytes in Sample::strings
 };
 
+// A chosen metric's value of an instance that has no column (no indom
+// record names it): pmrep shows none, but libpcp's derived metrics read it.
+struct UnnamedValue {
+  uint32_t metric = 0;   // in the ColumnSet
+  int32_t inst = 0;
+  ValueKind kind = kNoValue;
+  uint32_t before = 0;  // the metric's values with a column before it in the record
+  uint64_t bits = 0;    // kString: the index of its bytes in Sample::strings
+};
+
 // A set of a record: its metric and its count of values (< 0: PCP's error
 // code, as in the record).
 struct SampleSet {
@@ -58,9 +68,10 @@ struct Sample {
   bool virtual_mark = false;  // the join
   bool chosen = false;        // holds a value of a chosen column
   bool listed = false;        // holds a set of a chosen metric, values or not
-  bool unnamed = false;       // a chosen metric's value dropped: its instance has no column
+  bool unnamed = false;       // a chosen metric's value without a column: unnamed_values
   bool off_null = false;      // a value with SampleValue::off_null
   std::vector<SampleValue> values;  // the chosen columns', in record order
+  std::vector<UnnamedValue> unnamed_values;  // in record order
   std::vector<std::string> strings;
   // The record's sets, chosen or not, with or without values (none for
   // the join of two archives).

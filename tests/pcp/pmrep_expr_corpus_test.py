@@ -135,6 +135,20 @@ class PmrepExprCorpusTest(unittest.TestCase):
                                     ["-s", "4", "-e", "x.e=" + expr, "x.e"] + extra)
                     self.assertIn('"', out.splitlines()[1])  # a string shown
 
+    def test_aggregates_read_values_of_unnamed_instances(self):
+        # The same record holds pmcd.pmlogger.* of two pmlogger instances no
+        # indom record names: libpcp's count(), sum(), scalar(), avg() and
+        # max() read them (pmrep shows count 2 there), in the record's order.
+        for expr in ("count(pmcd.pmlogger.port)", "sum(pmcd.pmlogger.port)",
+                     "scalar(pmcd.pmlogger.port)", "avg(pmcd.pmlogger.port)",
+                     "max(pmcd.pmlogger.port)", "scalar(pmcd.pmlogger.host)",
+                     "count(pmcd.pmlogger.port) + count(pmcd.pmlogger.host)"):
+            for extra in (["-u"], ["-u", "-r"], []):
+                out = self.same(os.path.join(PCPQA, "pcp-zeroconf"),
+                                ["-s", "6", "-e", "x.e=" + expr, "x.e"] + extra)
+                if extra:
+                    self.assertNotRegex(out.splitlines()[2], ",$", expr)  # a value there
+
     def test_values_only_of_unnamed_instances(self):
         # pcp-zeroconf's second record at its first time holds
         # pmcd.pmlogger.archive for two instances no indom record names: a

@@ -362,6 +362,11 @@ std::string SampleText(const Sample& s) {
                     v.kind == kString ? s.strings[v.bits] : absl::StrCat(v.bits));
   }
   absl::StrAppend(&out, " |");
+  for (const UnnamedValue& u : s.unnamed_values) {
+    absl::StrAppend(&out, " ", u.metric, "[", u.inst, "]:", static_cast<int>(u.kind), "@", u.before,
+                    "=", u.kind == kString ? s.strings[u.bits] : absl::StrCat(u.bits));
+  }
+  absl::StrAppend(&out, " |");
   for (const SampleSet& set : s.sets) absl::StrAppend(&out, " ", set.pmid, "/", set.numval);
   return out;
 }
