@@ -14,6 +14,14 @@
 namespace mmvlog::archiver {
 namespace {
 
+// A number's bits of `kind` (kUint, kInt or kDouble) as libpcp's derived
+// metrics hold it.
+long double NumberOfBits(ValueKind kind, uint64_t bits) {
+  if (kind == kUint) return static_cast<long double>(bits);
+  if (kind == kInt) return static_cast<long double>(static_cast<int64_t>(bits));
+  return std::bit_cast<double>(bits);
+}
+
 uint64_t InstKey(uint32_t indom, int32_t inst) {
   return (static_cast<uint64_t>(indom) << 32) | static_cast<uint32_t>(inst);
 }
@@ -370,12 +378,8 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
     for (size_t c : columns) {
       const auto [k, bits, inst] = ValueAt(operands, in, c);
       long double v;
-      if (k == kUint) {
-        v = static_cast<long double>(bits);
-      } else if (k == kInt) {
-        v = static_cast<long double>(static_cast<int64_t>(bits));
-      } else if (k == kDouble) {
-        v = std::bit_cast<double>(bits);
+      if (k == kUint || k == kInt || k == kDouble) {
+        v = NumberOfBits(k, bits);
       } else if (k == kString) {
         // Its column: the operators a string goes through (instant(),
         // scalar(), x[i], matchinst(), ?:) pass values on as they are, so a
@@ -392,9 +396,7 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
       // A singular value stored under an instance: libpcp's derived
       // values keep that instance through unary operators.
       if (const Row::OffNull* o = OffNullOf(in, columns)) {
-        cached.push_back({0, o->kind == kUint  ? static_cast<long double>(o->bits)
-                             : o->kind == kInt ? static_cast<long double>(static_cast<int64_t>(o->bits))
-                                               : std::bit_cast<double>(o->bits)});
+        cached.push_back({0, NumberOfBits(static_cast<ValueKind>(o->kind), o->bits)});
       }
     }
     return &cached;

@@ -66,6 +66,9 @@ namespace {
 // Layouts kept per archive: pmlogger writes each of a configuration's
 // logging groups (a few, usually) as a record of its own.
 constexpr size_t kShapes = 4;
+// A shape holds twice its record's bytes: records larger than this are
+// decoded whole every time (memory follows the width, not the shapes).
+constexpr size_t kMostShapedBytes = size_t{16} << 20;
 }  // namespace
 
 SampleStream::SampleStream(const std::vector<ArchiveEntry>& archives, const ColumnSet& columns)
@@ -481,7 +484,7 @@ const Sample* SampleStream::Next() {
     }
     if (shaped_ != nullptr) {
       DecodeShaped(*shaped_);
-    } else if (keep_records_) {
+    } else if (keep_records_ || frame_.payload.size() > kMostShapedBytes) {
       Decode(record_, nullptr);
     } else {
       // A layout not seen lately: decoded whole, and learnt in place of
