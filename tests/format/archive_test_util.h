@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <initializer_list>
+#include <random>
 #include <span>
 #include <string>
 #include <vector>
@@ -16,9 +17,25 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "format/archive/archive_format.h"
+#include "format/archive/archive_result.h"
 #include "tests/testing/status_matchers.h"
 
 namespace mmvlog::format::testing {
+
+// A random value of fixed-size type `type` into the member of `*v` that
+// ValueSet uses for it (a FLOAT's a float's value); other types untouched.
+inline void RandomFixedValue(std::mt19937_64& rng, int32_t type, ResultValue* v) {
+  const uint64_t x = rng();
+  switch (type) {
+    case kType32: v->i64 = static_cast<int32_t>(x); break;
+    case kTypeU32: v->u64 = static_cast<uint32_t>(x); break;
+    case kType64: v->i64 = static_cast<int64_t>(x); break;
+    case kTypeU64: v->u64 = x; break;
+    case kTypeFloat: v->f64 = static_cast<float>(static_cast<int32_t>(x)) / 7.0f; break;
+    case kTypeDouble: v->f64 = static_cast<double>(static_cast<int64_t>(x)) / 3.0; break;
+  }
+}
 
 // Hex dump, 16 bytes per line, each line prefixed with its offset, e.g.
 // "0010: 00 00 00 84 ...". Compare two dumps with EXPECT_EQ to see the first

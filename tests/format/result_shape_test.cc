@@ -16,6 +16,7 @@
 #include "format/archive/archive_format.h"
 #include "format/archive/archive_result.h"
 #include "format/endian.h"
+#include "tests/format/archive_test_util.h"
 
 namespace mmvlog::format {
 namespace {
@@ -25,20 +26,12 @@ constexpr int32_t kTypes[] = {kType32, kTypeU32, kType64, kTypeU64, kTypeFloat, 
 // Drawn again (`again`), a string keeps its length: a new value, not a new
 // layout.
 void RandomValue(std::mt19937_64& rng, int32_t type, ResultValue* v, bool again = false) {
-  const uint64_t x = rng();
-  switch (type) {
-    case kType32: v->i64 = static_cast<int32_t>(x); break;
-    case kTypeU32: v->u64 = static_cast<uint32_t>(x); break;
-    case kType64: v->i64 = static_cast<int64_t>(x); break;
-    case kTypeU64: v->u64 = x; break;
-    case kTypeFloat: v->f64 = static_cast<float>(static_cast<int32_t>(x)) / 7.0f; break;
-    case kTypeDouble: v->f64 = static_cast<double>(static_cast<int64_t>(x)) / 3.0; break;
-    case kTypeString: {
-      const size_t len = again ? v->bytes.size() : x % 9;
-      v->bytes.assign(len, static_cast<char>('a' + x % 26));
-      break;
-    }
+  if (type != kTypeString) {
+    testing::RandomFixedValue(rng, type, v);
+    return;
   }
+  const uint64_t x = rng();
+  v->bytes.assign(again ? v->bytes.size() : x % 9, static_cast<char>('a' + x % 26));
 }
 
 Result RandomResult(std::mt19937_64& rng) {

@@ -15,6 +15,7 @@
 #include "format/archive/archive_format.h"
 #include "format/archive/archive_result.h"
 #include "format/endian.h"
+#include "tests/format/archive_test_util.h"
 
 namespace mmvlog::format {
 namespace {
@@ -34,17 +35,7 @@ void Store(const ValueSlots& s, size_t k, const ResultValue& v, uint8_t* rec) {
   }
 }
 
-void RandomValue(std::mt19937_64& rng, int32_t type, ResultValue* v) {
-  const uint64_t x = rng();
-  switch (type) {
-    case kType32: v->i64 = static_cast<int32_t>(x); break;
-    case kTypeU32: v->u64 = static_cast<uint32_t>(x); break;
-    case kType64: v->i64 = static_cast<int64_t>(x); break;
-    case kTypeU64: v->u64 = x; break;
-    case kTypeFloat: v->f64 = static_cast<float>(static_cast<int32_t>(x)) / 7.0f; break;
-    case kTypeDouble: v->f64 = static_cast<double>(static_cast<int64_t>(x)) / 3.0; break;
-  }
-}
+using testing::RandomFixedValue;
 
 Result RandomResult(std::mt19937_64& rng) {
   Result r;
@@ -62,7 +53,7 @@ Result RandomResult(std::mt19937_64& rng) {
       for (size_t k = 0; k < n; ++k) {
         ResultValue v;
         v.inst = n == 1 && rng() % 2 ? kInNull : static_cast<int32_t>(k * 3);
-        RandomValue(rng, s.type, &v);
+        RandomFixedValue(rng, s.type, &v);
         s.values.push_back(v);
       }
     }
@@ -90,7 +81,7 @@ TEST(ResultTemplateTest, NewValuesThroughSlotsEqualEncodeResult) {
           ASSERT_EQ(s.count, r.sets[i].error == 0 ? r.sets[i].values.size() : 0);
           ASSERT_EQ(s.type, r.sets[i].type);
           for (size_t k = 0; k < s.count; ++k) {
-            RandomValue(rng, s.type, &r.sets[i].values[k]);
+            RandomFixedValue(rng, s.type, &r.sets[i].values[k]);
             Store(s, k, r.sets[i].values[k], t->data());
           }
           values += s.count;
