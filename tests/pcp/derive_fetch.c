@@ -76,8 +76,10 @@ main(int argc, char **argv)
 		char		*inst = NULL;
 		if (pmExtractValue(vs->valfmt, &vs->vlist[j], descs[i].type, &a, PM_TYPE_DOUBLE) < 0)
 		    continue;
+		/* the name from any time of the archive, as replay names its
+		 * columns (pmNameInDom knows only the current time's) */
 		if (descs[i].indom != PM_INDOM_NULL)
-		    pmNameInDom(descs[i].indom, vs->vlist[j].inst, &inst);
+		    pmNameInDomArchive(descs[i].indom, vs->vlist[j].inst, &inst);
 		printf("%lld.%09ld\t%s\t%s\t%.17g\n", (long long)rp->timestamp.tv_sec,
 		       (long)rp->timestamp.tv_nsec, names[i], inst ? inst : "", a.d);
 		free(inst);
