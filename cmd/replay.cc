@@ -494,9 +494,13 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
   selection.metrics = metrics;
   selection.logger_records = dump;  // the dump shows every record, as pmdumplog does
   if (!pmrep) selection.instances = f.instances;
-  // ?: binds lazily from PCP 6.2.2 (format::CheckDerived): the installed PCP's rule.
+  // ?: binds lazily from PCP 6.2.2 (format::CheckDerived), extra units are
+  // PCP 7.2's: the installed PCP's rules.
+  archiver::DeriveRules rules;
+  rules.lazy_ternary = !InstalledPcpBefore(6, 2, 2);
+  rules.extra_units = !InstalledPcpBefore(7, 2, 0);
   absl::StatusOr<archiver::Replay> replay =
-      archiver::Replay::Open(archives, selection, *derived, !InstalledPcpBefore(6, 2, 2));
+      archiver::Replay::Open(archives, selection, *derived, rules);
   if (!replay.ok()) return Fail(replay.status().message());
   std::vector<archiver::PmrepColumn> pmrep_columns;
   if (pmrep) {

@@ -79,7 +79,7 @@ std::vector<size_t> InterpolatedOrder(const std::vector<size_t>& columns,
 
 absl::StatusOr<std::unique_ptr<DerivedColumns>> DerivedColumns::Prepare(
     const std::vector<format::DerivedDefinition>& defs, const ArchiveSet& archives,
-    const Selection& user, bool lazy_ternary) {
+    const Selection& user, const DeriveRules& rules) {
   auto out = std::unique_ptr<DerivedColumns>(new DerivedColumns());
   format::DeriveLookup lookup = [&](const std::string& name) -> std::optional<format::DeriveDesc> {
     for (const ArchiveEntry& a : archives.archives()) {
@@ -87,7 +87,9 @@ absl::StatusOr<std::unique_ptr<DerivedColumns>> DerivedColumns::Prepare(
       auto it = meta.pmid_by_name.find(name);
       if (it == meta.pmid_by_name.end()) continue;
       if (const format::Desc* d = meta.Desc(it->second)) {
-        return format::DeriveDesc{d->type, d->sem, format::UnitsFromWord(d->units), d->indom};
+        format::PmUnits units = format::UnitsFromWord(d->units);
+        if (!rules.extra_units) units.extra_unit = units.extra_scale = 0;
+        return format::DeriveDesc{d->type, d->sem, units, d->indom};
       }
     }
     return std::nullopt;
@@ -111,7 +113,7 @@ absl::StatusOr<std::unique_ptr<DerivedColumns>> DerivedColumns::Prepare(
           absl::StrCat(def.where, ": derived metric ", def.name, ": syntax error\n",
                        format::FormatDeriveSyntaxError(def.expr, *d->parse.error)));
     }
-    d->check = format::CheckDerived(*d->parse.tree, lookup, lazy_ternary);
+    d->check = format::CheckDerived(*d->parse.tree, lookup, rules.lazy_ternary);
     if (def.optional && d->check.bound == nullptr) {
       out->unbound_.push_back(def.name);
       continue;

@@ -33,16 +33,26 @@
 
 namespace mmvlog::archiver {
 
+// Where PCP's versions differ in derived metrics, the rules to follow (the
+// installed PCP's, cmd/replay.cc: what a user compares replay with).
+struct DeriveRules {
+  // ?: binds lazily (PCP 6.2.2 and later): format::CheckDerived's.
+  bool lazy_ternary = true;
+  // Operands keep PCP 7.2's extra units (voltage, power, ...); before 7.2
+  // those bits meant nothing, so `volt + 1` was taken and its units none.
+  bool extra_units = true;
+};
+
 class DerivedColumns {
  public:
   // The definitions `user` chooses (by name, a prefix of it, or all when
   // it names none), parsed and checked against `archives`' metadata; one
   // whose name the archives hold is left out (their metric is shown, as
   // pmrep does). Errors: InvalidArgument with libpcp's syntax or semantic error.
-  // `lazy_ternary`: format::CheckDerived's.
+  // `rules`: where PCP's versions differ, which to follow.
   static absl::StatusOr<std::unique_ptr<DerivedColumns>> Prepare(
       const std::vector<format::DerivedDefinition>& defs, const ArchiveSet& archives,
-      const Selection& user, bool lazy_ternary = true);
+      const Selection& user, const DeriveRules& rules = {});
 
   // Whether no definition was chosen (the raw columns go straight through).
   bool empty() const { return derived_.empty(); }

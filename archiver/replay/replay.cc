@@ -63,14 +63,14 @@ bool NeedsEnd(const format::TimeWindowSpec& w) {
 
 absl::StatusOr<Replay> Replay::Open(const std::vector<std::string>& names, const Selection& selection,
                                     const std::vector<format::DerivedDefinition>& derived,
-                                    bool lazy_ternary) {
+                                    const DeriveRules& rules) {
   absl::StatusOr<ArchiveSet> archives = ArchiveSet::Open(names);
   if (!archives.ok()) return archives.status();
   std::unique_ptr<DerivedColumns> d;
   std::vector<std::string> unbound;
   if (!derived.empty()) {
     absl::StatusOr<std::unique_ptr<DerivedColumns>> p =
-        DerivedColumns::Prepare(derived, *archives, selection, lazy_ternary);
+        DerivedColumns::Prepare(derived, *archives, selection, rules);
     if (!p.ok()) return p.status();
     unbound = (*p)->unbound();
     if (!(*p)->empty()) d = *std::move(p);

@@ -80,11 +80,11 @@ class Replay {
   // Opens the archives and works out the columns, derived metrics
   // (pmrep -e) among them. Errors: NotFound when no archive can be opened;
   // InvalidArgument for a derived metric libpcp would refuse (its syntax
-  // or semantic error). `lazy_ternary`: format::CheckDerived's (PCP 6.2.2
-  // and later; the installed PCP's rule, as rate_wraps_backwards).
+  // or semantic error). `rules`: the installed PCP's where its versions
+  // differ (DeriveRules; as ReplayPlan::rate_wraps_backwards).
   static absl::StatusOr<Replay> Open(const std::vector<std::string>& names, const Selection& selection,
                                      const std::vector<format::DerivedDefinition>& derived = {},
-                                     bool lazy_ternary = true);
+                                     const DeriveRules& rules = {});
 
   const ArchiveSet& archives() const { return archives_; }
   // The columns shown: the chosen metrics, derived ones included.

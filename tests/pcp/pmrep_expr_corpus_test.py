@@ -195,6 +195,25 @@ class PmrepExprCorpusTest(unittest.TestCase):
         self.assertEqual(later.returncode, 0, later.stderr)
         self.assertIn(",1404837156,", later.stdout)  # 7.2's rule: the true branch's values
 
+    def test_extra_units_as_the_installed_pcp(self):
+        # PCP 7.2's extra units (voltage, current, power): before 7.2 those
+        # bits meant nothing, so Debian's 6.0.3 takes `volt + 1` and a
+        # comparison of milliamps with volts; 7.2 refuses both ("Dimensions
+        # are not the same"). Replay follows the installed PCP.
+        base = pcp7.runfile("tests/testdata/extra")
+        exprs = ("sample.voltage.volt + 1", "(sample.current.milliamp * 794) > sample.voltage.volt",
+                 "sample.voltage.volt * 2", "sample.power.watt - sample.voltage.volt")
+        for e in exprs:
+            for extra in ([], ["-u"], ["-r"]):
+                out = self.same(base, ["-s", "4", "-e", "x.e=" + e, "x.e"] + extra)
+                self.assertRegex(out.splitlines()[-1], r",\S", e)  # a value
+        later = subprocess.run([MMVLOG, "replay", "-a", base, "-s", "4", "--csv",
+                                "-e", "x.e=sample.voltage.volt + 1", "x.e"], capture_output=True,
+                               text=True, env=dict(self.env, PCP_CONF=pcp7.env()["PCP_CONF"]),
+                               timeout=300)
+        self.assertNotEqual(later.returncode, 0)
+        self.assertIn("Dimensions are not the same", later.stderr)
+
     def test_pcpqa_processes(self):
         self.corpus(os.path.join(PCPQA, "20201109-b"), 23, 50, 50)
 
