@@ -315,7 +315,12 @@ std::optional<double> PmrepNumber(const PmrepColumn& col, const Row& row, const 
       v = v == 0x1p64 ? 0 : static_cast<double>(static_cast<uint64_t>(v));
       break;
     case format::kTypeFloat:
-      if (std::fabs(v) > FLT_MAX) return std::nullopt;
+      // A FLOAT metric's own value is copied as it is (pmExtractValue of a
+      // FLOAT to a FLOAT checks nothing: an infinity stays "inf"); a value
+      // worked out in double is range-checked on its way back to a float.
+      if (std::fabs(v) > FLT_MAX && (col.rate || col.scale != 1 || col.multiplier != 1)) {
+        return std::nullopt;
+      }
       v = static_cast<double>(static_cast<float>(v));
       break;
     default:

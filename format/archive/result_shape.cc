@@ -55,20 +55,26 @@ ResultShape::ResultShape(int version, std::span<const uint8_t> payload,
   for (size_t w = 0; w < words; ++w) expected_[w] &= mask_[w];
 }
 
-// A plain loop over words without an early exit, which the vectorizer takes.
-[[gnu::target_clones("avx2", "default")]] bool ResultShape::Matches(
-    std::span<const uint8_t> payload) const {
-  if (payload.size() != size_) return false;
-  const uint8_t* p = payload.data();
-  const uint32_t* e = expected_.data();
-  const uint32_t* m = mask_.data();
+namespace {
+
+// A plain loop over words without an early exit, which the vectorizer
+// takes; a free function, as clang's target_clones wants.
+[[gnu::target_clones("avx2", "default")]] bool MaskedEqual(const uint8_t* p, const uint32_t* e,
+                                                           const uint32_t* m, size_t words) {
   uint32_t diff = 0;
-  for (size_t w = 0; w < expected_.size(); ++w) {
+  for (size_t w = 0; w < words; ++w) {
     uint32_t word;
     std::memcpy(&word, p + 4 * w, 4);
     diff |= (word & m[w]) ^ e[w];
   }
   return diff == 0;
+}
+
+}  // namespace
+
+bool ResultShape::Matches(std::span<const uint8_t> payload) const {
+  return payload.size() == size_ &&
+         MaskedEqual(payload.data(), expected_.data(), mask_.data(), expected_.size());
 }
 
 }  // namespace mmvlog::format

@@ -214,6 +214,19 @@ class PmrepExprCorpusTest(unittest.TestCase):
         self.assertNotEqual(later.returncode, 0)
         self.assertIn("Dimensions are not the same", later.stderr)
 
+    def test_an_infinite_float_as_pmrep_prints_it(self):
+        # value-test's sample.float.one holds +inf at one record: pmrep
+        # prints "inf" (a FLOAT metric's value reaches it unchecked).
+        base = os.path.join(PCPQA, "value-test")
+        for extra in (["-o", "csv"], []):
+            p = subprocess.run([PMREP, "-a", base, "-c", self.empty, "sample.float.one"] + extra,
+                               capture_output=True, text=True, env=self.env, timeout=300)
+            q = subprocess.run([MMVLOG, "replay", "-a", base, "-c", self.empty,
+                                "sample.float.one"] + extra,
+                               capture_output=True, text=True, env=self.env, timeout=300)
+            self.assertEqual(q.stdout, p.stdout)
+            self.assertIn("inf", q.stdout)
+
     def test_pcpqa_processes(self):
         self.corpus(os.path.join(PCPQA, "20201109-b"), 23, 50, 50)
 
