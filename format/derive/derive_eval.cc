@@ -390,6 +390,23 @@ const DeriveValues& DeriveEvaluator::Ternary(const DeriveBound& b, const DeriveF
   return out;
 }
 
+// The seconds between two fetches as libpcp's pmtimespecToReal reckons
+// them: in long double, rounded once to double (the sum in double would
+// round twice: 4 s + 999806000 ns gave 4.9998059999999995, libpcp
+// 4.999806, and rate() its last bit apart).
+namespace {
+double Seconds(int64_t ns) {
+  int64_t sec = ns / 1000000000;
+  int64_t nsec = ns % 1000000000;
+  if (nsec < 0) {
+    nsec += 1000000000;
+    --sec;
+  }
+  if (sec <= 999999) return static_cast<double>(sec + static_cast<long double>(nsec) / 1e9L);
+  return static_cast<double>(sec + (static_cast<long double>(nsec) / 1000) / 1e6L);
+}
+}  // namespace
+
 // delta() and rate(): this fetch's values against the previous fetch's.
 const DeriveValues& DeriveEvaluator::Across(const DeriveBound& b, const DeriveValues& l,
                                             const DeriveFetch& f, Node& node) {
@@ -412,8 +429,7 @@ const DeriveValues& DeriveEvaluator::Across(const DeriveBound& b, const DeriveVa
   if (!last.has) return out;
   const Last& previous = last;
   InPlace w(out, l.size());
-  const int64_t d = f.ns - previous.ns;
-  const double dt = static_cast<double>(d / 1000000000) + static_cast<double>(d % 1000000000) / 1e9;
+  const double dt = Seconds(f.ns - previous.ns);
   for (size_t i = 0; i < l.size(); ++i) {
     const DeriveValue& now = l[i];
     const DeriveValue* then = WithInst(previous.values, now.inst, i);

@@ -123,6 +123,15 @@ class DeriveValuesTest(unittest.TestCase):
         # too; pmrep's grid may go 1 ms further).
         common = set(times) & our_times
         self.assertGreater(len(common), 0.8 * len(set(times)), (len(common), len(times)))
+        # A per-instance guard that picks novalue() before other instances'
+        # values: libpcp 7.2 shortens the list without closing the gap
+        # (derive_fetch.c N_QUEST), so it gives uninitialised slots (no
+        # instance of the indom) and loses the last values. Where its
+        # list has such a slot and ours has none, only the values both
+        # have are compared.
+        gapped = set((t, m) for (t, m, i) in theirs
+                     if i == "" and "novalue(" in exprs[int(m[3:])]
+                     and (t, m, "") not in ours)
         differ, cells = [], 0
         for key in sorted(set(theirs) | set(ours)):
             if key[0] not in common:
@@ -130,6 +139,9 @@ class DeriveValuesTest(unittest.TestCase):
             cells += 1
             a, b = ours.get(key), theirs.get(key)
             expr = exprs[int(key[1][3:])]
+            if (a is None or b is None) and key[:2] in gapped:
+                self.unknowable += 1
+                continue
             if a is None and b is not None and not math.isfinite(b):
                 continue  # JSON has no inf or nan: ours says null
             if a is None and b is not None and re.search(r"\b(min|max)\(", expr):
