@@ -91,7 +91,7 @@ bool Off(const std::string& v) {
 
 // Options that change what pmrep prints in ways replay does not follow.
 constexpr absl::string_view kUnsupported[] = {
-    "rank", "overall_rank", "overall_rank_alt", "predicate", "sort_metric", "live_filter",
+    "overall_rank", "overall_rank_alt", "predicate", "sort_metric", "live_filter",
     "dynamic_header", "fixed_header", "include_labels", "extheader", "separate_header",
     "extcsv"};
 
@@ -155,10 +155,10 @@ absl::Status SetOption(const std::string& key, const std::string& raw, const std
     o.ignore_unknown = format::OptionBool(v) == 1 || v == "1";
   } else if (key == "ignore_incompat") {
     o.ignore_incompat = format::OptionBool(v) == 1 || v == "1";
-  } else if (key == "limit_filter" || key == "limit_filter_force") {
+  } else if (key == "limit_filter" || key == "limit_filter_force" || key == "rank") {
     absl::Status s = integer(&n);
     if (!s.ok()) return s;
-    (key == "limit_filter" ? o.limit_filter : o.limit_filter_force) = n;
+    (key == "rank" ? o.rank : key == "limit_filter" ? o.limit_filter : o.limit_filter_force) = n;
   } else if (key == "count_scale") { o.count_scale = v;
   } else if (key == "space_scale") { o.space_scale = v;
   } else if (key == "time_scale") { o.time_scale = v;
@@ -278,6 +278,7 @@ absl::StatusOr<PmrepResolved> ResolvePmrep(const PmrepCommandLine& cl) {
   if (cl.ignore_incompat) o.ignore_incompat = true;
   if (cl.limit_filter) o.limit_filter = *cl.limit_filter;
   if (cl.limit_filter_force) o.limit_filter_force = *cl.limit_filter_force;
+  if (cl.rank) o.rank = *cl.rank;
   if (cl.no_globals) globals = false;
   if (cl.timestamps) r.timestamp = true;
   if (cl.no_unit_info) r.unitinfo = false;

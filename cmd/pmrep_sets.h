@@ -46,6 +46,7 @@ struct PmrepCommandLine {
   bool no_globals = false;                   // -G
   bool ignore_incompat = false;              // -I
   std::optional<int64_t> limit_filter, limit_filter_force;  // -8, -9
+  std::optional<int64_t> rank;                             // -J
   // pmrep's options given whose report replay does not print ("-J
   // (--rank)"): refused.
   std::vector<std::string> refused;

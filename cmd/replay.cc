@@ -123,7 +123,9 @@ void AddPmrepOptions(CLI::App* app, ReplayFlags* f) {
        {std::tuple{"-8,--limit-filter", &f->pmrep.limit_filter,
                    "hide values below N (above -N) where a metric does not say"},
         {"-9,--limit-filter-force", &f->pmrep.limit_filter_force,
-         "hide values below N (above -N) in every column"}}) {
+         "hide values below N (above -N) in every column"},
+        {"-J,--rank", &f->pmrep.rank,
+         "show each metric's N highest values a row (-N: lowest)"}}) {
     app->add_option(name, *to, what)->type_name("N")->group(kSets);
   }
   // pmrep's options for reports replay does not print: refused, naming
@@ -136,7 +138,7 @@ void AddPmrepOptions(CLI::App* app, ReplayFlags* f) {
                            "pmrep's; not supported by replay")
         ->group("");  // not in --help: refused
   }
-  for (const char* name : {"-4,--names-change", "-6,--sort-metric", "-J,--rank", "-N,--predicate",
+  for (const char* name : {"-4,--names-change", "-6,--sort-metric", "-N,--predicate",
                            "-F,--output-file", "-K,--spec-local"}) {
     app->add_option_function<std::string>(
            name, [f, name](const std::string&) { f->pmrep.refused.push_back(name); },
@@ -563,6 +565,7 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
   // fetchgroup names (pmrep_instance_names.h).
   auto pmrep_cells = [&] {
     archiver::PmrepCells cells(pmrep_columns);
+    cells.SetRank(pmrep->options.rank);
     std::vector<uint32_t> indoms;
     for (const archiver::ReplayMetric& m : replay->columns().metrics()) {
       if (m.desc.indom != format::kIndomNull) indoms.push_back(m.desc.indom);

@@ -403,13 +403,66 @@ const std::vector<PmrepCell>& PmrepCells::Take(const ColumnSet& set, const Row& 
   }
   prev_ = row;
   have_prev_ = true;
-  return cells_;
+  return rank_ == 0 ? cells_ : Ranked();
+}
+
+namespace {
+
+// pmrep's sort key of a cell with a value: a string's text, else its
+// number (an exact 64-bit integer as the integer Python holds).
+bool Before(const PmrepColumn& ca, const PmrepCell& a, const PmrepColumn& cb,
+            const PmrepCell& b) {
+  if (a.kind == PmrepCell::kString || b.kind == PmrepCell::kString) return a.text < b.text;
+  if (a.exact && b.exact) {
+    if (ca.type == format::kType64 && cb.type == format::kType64) {
+      return static_cast<int64_t>(a.integer) < static_cast<int64_t>(b.integer);
+    }
+    if (ca.type == format::kTypeU64 && cb.type == format::kTypeU64) return a.integer < b.integer;
+  }
+  // A NaN before every number: an order std::sort can keep (Python's
+  // sorted() gives none for a NaN either).
+  if (std::isnan(a.number) || std::isnan(b.number)) return std::isnan(a.number) && !std::isnan(b.number);
+  return a.number < b.number;
+}
+
+}  // namespace
+
+const std::vector<PmrepCell>& PmrepCells::Ranked() {
+  // Per shown metric, its values sorted as Python's stable sorted() does
+  // (highest first for a positive rank, lowest for a negative one), the
+  // first |rank| kept; equal values in the columns' order (pmrep's can
+  // differ among equal values of large instance domains: proc's).
+  ranked_ = cells_;
+  const size_t keep = static_cast<size_t>(rank_ < 0 ? -rank_ : rank_);
+  for (size_t begin = 0; begin < columns_.size();) {
+    size_t end = begin;
+    while (end < columns_.size() && columns_[end].metric == columns_[begin].metric) ++end;
+    order_.clear();
+    for (size_t i = begin; i < end; ++i) {
+      if (ranked_[i].kind != PmrepCell::kNone) order_.push_back(i);
+    }
+    if (order_.size() > keep) {
+      std::sort(order_.begin(), order_.end(), [&](size_t x, size_t y) {
+        const bool xy = rank_ > 0 ? Before(columns_[y], ranked_[y], columns_[x], ranked_[x])
+                                  : Before(columns_[x], ranked_[x], columns_[y], ranked_[y]);
+        const bool yx = rank_ > 0 ? Before(columns_[x], ranked_[x], columns_[y], ranked_[y])
+                                  : Before(columns_[y], ranked_[y], columns_[x], ranked_[x]);
+        if (xy != yx) return xy;
+        return x < y;
+      });
+      for (size_t k = keep; k < order_.size(); ++k) ranked_[order_[k]].kind = PmrepCell::kNone;
+    }
+    begin = end;
+  }
+  return ranked_;
 }
 
 double PmrepSeconds(format::Timestamp before, format::Timestamp now) {
-  const int64_t d = (now.sec - before.sec) * 1000000000 +
-                    (static_cast<int64_t>(now.nsec) - static_cast<int64_t>(before.nsec));
-  return static_cast<double>(d / 1000000000) + static_cast<double>(d % 1000000000) / 1e9;
+  // As pmtimespecSub: the seconds' difference and the nanoseconds' (which
+  // may be negative) summed in long double, rounded once to double.
+  const int64_t nsec = static_cast<int64_t>(now.nsec) - static_cast<int64_t>(before.nsec);
+  return static_cast<double>(static_cast<double>(now.sec - before.sec) +
+                             static_cast<long double>(nsec) / 1000000000.0L);
 }
 
 std::string PmrepTime(const std::string& fmt, format::Timestamp t, absl::TimeZone zone) {

@@ -48,6 +48,9 @@ struct PmrepOptions {
   std::optional<int> precision_force;
   std::vector<std::string> instances;  // -i: where the spec names none
   int64_t limit_filter = 0, limit_filter_force = 0;
+  // rank (-J): per metric and row, only the N highest values shown (-N:
+  // the lowest), after the limit filter (pmconfig.py get_ranked_results).
+  int64_t rank = 0;
   std::string count_scale, space_scale, time_scale;
   std::string count_scale_force, space_scale_force, time_scale_force;
   bool ignore_unknown = false;
@@ -128,12 +131,20 @@ class PmrepCells {
   // How far a fetch moves the context's time: the grid's step, 0 at the
   // records (pmrep -u). Set before the first Take.
   void SetContextStep(int64_t ns) { context_step_ns_ = ns; }
+  // pmrep's rank (PmrepOptions::rank); 0: every value.
+  void SetRank(int64_t rank) { rank_ = rank; }
   // The cells of `row`, a row of `set`'s columns; valid until the next call.
   const std::vector<PmrepCell>& Take(const ColumnSet& set, const Row& row);
 
  private:
+  const std::vector<PmrepCell>& Ranked();
   std::vector<PmrepColumn> columns_;
   std::vector<PmrepCell> cells_;
+  // cells_ with the values rank_ leaves out blank (cells_ keeps them: a
+  // DISCRETE metric's kept cells are the fetchgroup's, not the ranked).
+  std::vector<PmrepCell> ranked_;
+  int64_t rank_ = 0;
+  std::vector<size_t> order_;
   std::vector<uint8_t> any_;  // per metric of the set: a value in this row
   // Per metric of the set: its last set was a PCP error (the fetchgroup's
   // status stays so, and a DISCRETE metric keeps no cells, until values come).
@@ -148,7 +159,7 @@ class PmrepCells {
 };
 
 // The seconds between two rows as pmrep's fetchgroup takes them
-// (pmtimespecSub: the exact difference, then sec + nsec / 1e9).
+// (pmtimespecSub: seconds and nanoseconds apart, summed in long double).
 double PmrepSeconds(format::Timestamp before, format::Timestamp now);
 
 // A row's time as pmrep prints it: strftime as Python's datetime does (%f

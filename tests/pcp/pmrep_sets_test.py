@@ -243,12 +243,12 @@ class PmrepSetsTest(unittest.TestCase):
             self.assertIn(",", self.same(a + [":ascsv"]).splitlines()[1])
             self.same(a + [":astable"])
             self.same(a + [":ascsv", "-o", "stdout"])
-            self.same(a + [":unranked", "-o", "csv"])
-            p, q = self.both(a + [":ranked", "-o", "csv"])
-            self.assertEqual(p.returncode, 0, p.stderr)
-            self.assertNotEqual(q.returncode, 0)
-            self.assertIn("pmrep option rank (set in %s)" % conf, q.stderr)
-            self.assertEqual(q.stdout, "")
+            unranked = self.same(a + [":unranked", "-o", "csv"])
+            # rank (-J): each row's two highest of the metric's values.
+            ranked = self.same(a + [":ranked", "-o", "csv"])
+            self.assertNotEqual(ranked, unranked)
+            self.same(a + [":ranked"])
+            self.same(a + [":ranked", "-J", "-1", "-o", "csv"])
             p, q = self.both(a + [":v2", "-o", "csv"])
             self.assertNotEqual(p.returncode, 0)
             self.assertNotEqual(q.returncode, 0)
@@ -277,6 +277,8 @@ class PmrepSetsTest(unittest.TestCase):
             self.assertNotEqual(no_globals, full)
             self.same(a + [":q", "-G", "-s", "4", "-8", "3"] + output)
             self.same(a + [":q", "-s", "4", "-9", "-4"] + output)
+            self.same(a + [":q", "-s", "4", "-J", "2"] + output)
+            self.same(a + [":q", "-s", "4", "-J", "-1", "-8", "2"] + output)
             self.assertEqual(self.same(a + [":q", "-s", "4", "-n"] + output), full)
             self.assertEqual(self.same(a + [":q", "-s", "3", "-t", "0.2", "-d"] + output),
                              self.same(a + [":q", "-s", "3", "-t", "0.2"] + output))
@@ -285,7 +287,7 @@ class PmrepSetsTest(unittest.TestCase):
             p, q = self.both(a + [":unbound", "-G", "-s", "4"] + output)
             self.assertNotEqual(p.returncode, 0)
             self.assertNotEqual(q.returncode, 0)
-        for flag in (["-7"], ["-1"], ["-J", "2"], ["-x"], ["-g"], ["-k", "-o", "csv"]):
+        for flag in (["-7"], ["-1"], ["-x"], ["-g"], ["-k", "-o", "csv"]):
             p, q = self.both(a + [":q", "-s", "2"] + flag)
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertNotEqual(q.returncode, 0)

@@ -45,6 +45,15 @@ TEST(PmrepNumber, SixtyFourBitBoundsAsLibpcpConvertsThem) {
   EXPECT_EQ(Convert(4294967295.0, format::kTypeU32), 4294967295.0);
 }
 
+// The seconds between two rows as pmtimespecSub gives them: seconds and
+// nanoseconds apart summed in long double (PCP QA's omen.client: 4.999806
+// where a sum in double gave 4.9998059999999995).
+TEST(PmrepSeconds, AsPmtimespecSub) {
+  EXPECT_EQ(PmrepSeconds({983339359, 31025000}, {983339364, 30831000}), 4.999806);
+  EXPECT_EQ(PmrepSeconds({10, 0}, {12, 500000000}), 2.5);
+  EXPECT_EQ(PmrepSeconds({10, 750000000}, {12, 250000000}), 1.5);
+}
+
 // The CSV's numbers are printf's "%.*f" (pmrep formats them so), written
 // without printf: the same bytes for random doubles of every size, halves
 // that round to even, and every precision a set may ask for.
