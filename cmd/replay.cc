@@ -5,12 +5,16 @@
 // pmval's and pmrep's (-S -T -O -A -t -s -z -Z -i), with PCP's syntax. This
 // file parses the options and wires the outputs; the pipeline is
 // archiver/replay/replay.h.
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -68,6 +72,7 @@ struct ReplayFlags {
   bool dump = false, csv = false, json = false, stats = false, text = false;
   std::string plot;
   std::string html;
+  std::string output_file;  // -F
   bool follow = false;
   std::string to_mmv;
   double speed = 1.0;
@@ -139,7 +144,7 @@ void AddPmrepOptions(CLI::App* app, ReplayFlags* f) {
         ->group("");  // not in --help: refused
   }
   for (const char* name : {"-4,--names-change", "-6,--sort-metric", "-N,--predicate",
-                           "-F,--output-file", "-K,--spec-local"}) {
+                           "-K,--spec-local"}) {
     app->add_option_function<std::string>(
            name, [f, name](const std::string&) { f->pmrep.refused.push_back(name); },
            "pmrep's; not supported by replay")
@@ -272,6 +277,11 @@ void AddReplayOptions(CLI::App* app, ReplayFlags* f) {
       ->group(kOutput);
   app->add_flag("--text", f->text, "-o text: a table as pmval prints one")->group(kOutput);
   app->add_flag("-r,--raw", f->raw, "show counters as stored, not as rates per second")
+      ->group(kOutput);
+  app->add_option("-F,--output-file", f->output_file,
+                  "write what would go to standard output to this new file instead, as "
+                  "pmrep -F (an existing one is refused)")
+      ->type_name("FILE")
       ->group(kOutput);
   app->add_option("--plot", f->plot,
                   "draw the chosen metrics into this SVG file: one panel per unit, counters as "
@@ -615,6 +625,24 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
     }
     if (owned.empty() || summary) owned.push_back(std::make_unique<archiver::SummaryOutput>(stdout));
   }
+  if (!f.output_file.empty()) {
+    // Standard output becomes the file, so every output writes there. As
+    // pmrep, nothing is overwritten: an archive's name, a file or a
+    // directory there is refused.
+    struct stat st;
+    if (::stat((f.output_file + ".index").c_str(), &st) == 0) {
+      return Fail(absl::StrCat("Archive ", f.output_file, " already exists."));
+    }
+    const int fd = ::open(f.output_file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno == EEXIST) {
+      const bool dir = ::stat(f.output_file.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+      return Fail(absl::StrCat(dir ? "Directory " : "File ", f.output_file, " already exists."));
+    }
+    if (fd < 0 || ::dup2(fd, STDOUT_FILENO) < 0) {
+      return Fail(absl::StrCat(f.output_file, ": ", std::strerror(errno)));
+    }
+    ::close(fd);
+  }
   if (f.follow) InstallStopSignals();
   std::vector<archiver::Output*> outputs;
   for (const auto& o : owned) outputs.push_back(o.get());
@@ -623,7 +651,9 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
     std::fprintf(stderr, "mmvlog replay: warning: %s\n", line.c_str());
   };
   absl::Status status = replay->Run(plan, outputs, log, &report);
-  if (std::fflush(stdout) != 0 && status.ok()) status = archiver::WriteError(errno, "standard output");
+  if (std::fflush(stdout) != 0 && status.ok()) {
+    status = archiver::WriteError(errno, f.output_file.empty() ? "standard output" : f.output_file);
+  }
   // A reader that went away (replay ... | head): quietly, as pmrep.
   if (absl::IsCancelled(status)) return kExitOk;
   if (!report.window_warning.empty()) {

@@ -22,7 +22,7 @@ _mmvlog_options() {
     replay)
       echo "-a --archive -i --instances -e --derived -S --start -T --finish -O --origin -A --align \
 -t --interval -s --samples -z --hostzone -Z --timezone -o --output --dump --csv --json \
---stats --text -r --raw --plot --html --follow --to-mmv --speed --interpolation -c --config \
+--stats --text -r --raw -F --output-file --plot --html --follow --to-mmv --speed --interpolation -c --config \
 -H --no-header -l --delimiter -f --timestamp-format -P --precision -0 --precision-force \
 -R --raw-prefer -5 --ignore-unknown -q --count-scale -b --space-scale -y --time-scale \
 -Q --count-scale-force -B --space-scale-force -Y --time-scale-force -p --timestamps \
@@ -90,7 +90,7 @@ _mmvlog() {
         find . -type f ! -name '*.tab' ! -name '*.zi' 2>/dev/null | sed 's|^\./||' | \
         grep -v -e '^posix/' -e '^right/')"
       mapfile -t COMPREPLY < <(compgen -W "$zones" -- "$cur"); return 0 ;;
-    -l|--log|--plot|--html|-c|--config|--pidfile|--credentials|--unix|--ca-file|--cert-file|\
+    -l|--log|-F|--output-file|--plot|--html|-c|--config|--pidfile|--credentials|--unix|--ca-file|--cert-file|\
     --key-file)
       mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return 0 ;;
     -s)

@@ -278,6 +278,22 @@ class PmrepSetsTest(unittest.TestCase):
             self.same(a + [":q", "-G", "-s", "4", "-8", "3"] + output)
             self.same(a + [":q", "-s", "4", "-9", "-4"] + output)
             self.same(a + [":q", "-s", "4", "-J", "2"] + output)
+            # -F: the same report in a file, nothing on standard output.
+            into = [os.path.join(self.root, "pmrep.out"), os.path.join(self.root, "mmvlog.out")]
+            for out in into:
+                if os.path.exists(out):
+                    os.unlink(out)
+            p, q = (subprocess.run(tool + a + [":q", "-s", "4", "-F", out] + output,
+                                   capture_output=True, text=True, env=self.env)
+                    for tool, out in (([PMREP], into[0]), ([MMVLOG, "replay"], into[1])))
+            self.assertEqual((p.returncode, p.stdout, q.returncode, q.stdout), (0, "", 0, ""),
+                             p.stderr + q.stderr)
+            with open(into[0]) as x, open(into[1]) as y:
+                self.assertEqual(y.read(), x.read())
+            # An existing file is refused, as pmrep refuses it.
+            p, q = self.both(a + [":q", "-s", "4", "-F", into[1]] + output)
+            self.assertEqual((p.returncode, q.returncode), (1, 1))
+            self.assertIn("File %s already exists." % into[1], q.stderr)
             self.same(a + [":q", "-s", "4", "-J", "-1", "-8", "2"] + output)
             self.assertEqual(self.same(a + [":q", "-s", "4", "-n"] + output), full)
             self.assertEqual(self.same(a + [":q", "-s", "3", "-t", "0.2", "-d"] + output),
