@@ -403,7 +403,7 @@ const std::vector<PmrepCell>& PmrepCells::Take(const ColumnSet& set, const Row& 
   }
   prev_ = row;
   have_prev_ = true;
-  return rank_ == 0 ? cells_ : Ranked();
+  return rank_ == 0 ? cells_ : Ranked(set);
 }
 
 namespace {
@@ -427,11 +427,12 @@ bool Before(const PmrepColumn& ca, const PmrepCell& a, const PmrepColumn& cb,
 
 }  // namespace
 
-const std::vector<PmrepCell>& PmrepCells::Ranked() {
+const std::vector<PmrepCell>& PmrepCells::Ranked(const ColumnSet& set) {
   // Per shown metric, its values sorted as Python's stable sorted() does
   // (highest first for a positive rank, lowest for a negative one), the
-  // first |rank| kept; equal values in the columns' order (pmrep's can
-  // differ among equal values of large instance domains: proc's).
+  // first |rank| kept; equal values in the order the fetchgroup gives
+  // them, by instance number (seen at records and on a grid: not the
+  // record's order, nor the instance domain's).
   ranked_ = cells_;
   const size_t keep = static_cast<size_t>(rank_ < 0 ? -rank_ : rank_);
   for (size_t begin = 0; begin < columns_.size();) {
@@ -448,7 +449,9 @@ const std::vector<PmrepCell>& PmrepCells::Ranked() {
         const bool yx = rank_ > 0 ? Before(columns_[x], ranked_[x], columns_[y], ranked_[y])
                                   : Before(columns_[y], ranked_[y], columns_[x], ranked_[x]);
         if (xy != yx) return xy;
-        return x < y;
+        const int32_t ix = set.columns()[columns_[x].column].inst;
+        const int32_t iy = set.columns()[columns_[y].column].inst;
+        return ix != iy ? ix < iy : x < y;
       });
       for (size_t k = keep; k < order_.size(); ++k) ranked_[order_[k]].kind = PmrepCell::kNone;
     }

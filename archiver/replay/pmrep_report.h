@@ -137,7 +137,7 @@ class PmrepCells {
   const std::vector<PmrepCell>& Take(const ColumnSet& set, const Row& row);
 
  private:
-  const std::vector<PmrepCell>& Ranked();
+  const std::vector<PmrepCell>& Ranked(const ColumnSet& set);
   std::vector<PmrepColumn> columns_;
   std::vector<PmrepCell> cells_;
   // cells_ with the values rank_ leaves out blank (cells_ keeps them: a

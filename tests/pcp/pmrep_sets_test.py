@@ -310,6 +310,18 @@ class PmrepSetsTest(unittest.TestCase):
             self.assertIn("pmrep option %s (" % flag[0], q.stderr)
             self.assertEqual(q.stdout, "")
 
+    def test_rank_as_pmrep(self):
+        # -J over instances with equal values (zero counts, CPUs alike):
+        # pmrep keeps the fetchgroup's first, by instance number, at the
+        # records and on a grid; strings ranked as text. (PCP QA's proc
+        # archives by hand: tests/pcp/names_corpus.py --extra="-J 2".)
+        c = ["-c", self.conf_file("empty_rank.conf", ""), "-a", self.linux]
+        for extra in (["-J", "3"], ["-J", "-2", "-u"], ["-J", "4", "-r"], ["-J", "1", "-t", "0.7"]):
+            for output in ([], ["-o", "csv"]):
+                self.same(c + ["-s", "8", "network.interface.in.errors", "network.interface.out.bytes",
+                               "kernel.percpu.cpu.user", "filesys.mountdir", "network.interface.mtu"]
+                          + extra + output)
+
     def test_metric_names_as_pmrep_walks_them(self):
         # Subtrees listed in libpcp's walk of the namespace (later branches
         # first); a PMID under several names found by any, shown once; a
