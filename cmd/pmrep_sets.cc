@@ -91,7 +91,7 @@ bool Off(const std::string& v) {
 
 // Options that change what pmrep prints in ways replay does not follow.
 constexpr absl::string_view kUnsupported[] = {
-    "overall_rank", "overall_rank_alt", "predicate", "sort_metric", "live_filter",
+    "overall_rank", "overall_rank_alt", "sort_metric", "live_filter",
     "dynamic_header", "fixed_header", "include_labels", "extheader", "separate_header",
     "extcsv"};
 
@@ -159,6 +159,7 @@ absl::Status SetOption(const std::string& key, const std::string& raw, const std
     absl::Status s = integer(&n);
     if (!s.ok()) return s;
     (key == "rank" ? o.rank : key == "limit_filter" ? o.limit_filter : o.limit_filter_force) = n;
+  } else if (key == "predicate") { o.predicate = v;
   } else if (key == "count_scale") { o.count_scale = v;
   } else if (key == "space_scale") { o.space_scale = v;
   } else if (key == "time_scale") { o.time_scale = v;
@@ -279,6 +280,7 @@ absl::StatusOr<PmrepResolved> ResolvePmrep(const PmrepCommandLine& cl) {
   if (cl.limit_filter) o.limit_filter = *cl.limit_filter;
   if (cl.limit_filter_force) o.limit_filter_force = *cl.limit_filter_force;
   if (cl.rank) o.rank = *cl.rank;
+  if (cl.predicate) o.predicate = *cl.predicate;
   if (cl.no_globals) globals = false;
   if (cl.timestamps) r.timestamp = true;
   if (cl.no_unit_info) r.unitinfo = false;
@@ -340,6 +342,15 @@ absl::StatusOr<PmrepResolved> ResolvePmrep(const PmrepCommandLine& cl) {
     AddMetrics(*set, from->path, &r);
   }
   if (o.metrics.empty()) return absl::InvalidArgumentError("No metrics specified.");
+  // A predicate not among the metrics is shown too, after them (pmconfig.py).
+  if (!o.predicate.empty()) {
+    for (absl::string_view name : absl::StrSplit(o.predicate, ',')) {
+      if (std::none_of(o.metrics.begin(), o.metrics.end(),
+                       [&](const format::PmrepMetric& m) { return m.name == name; })) {
+        o.metrics.push_back(format::ParseCompactSpec(name));
+      }
+    }
+  }
   return r;
 }
 

@@ -47,6 +47,7 @@ struct PmrepCommandLine {
   bool ignore_incompat = false;              // -I
   std::optional<int64_t> limit_filter, limit_filter_force;  // -8, -9
   std::optional<int64_t> rank;                             // -J
+  std::optional<std::string> predicate;                    // -N
   // pmrep's options given whose report replay does not print ("-J
   // (--rank)"): refused.
   std::vector<std::string> refused;

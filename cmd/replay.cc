@@ -143,7 +143,12 @@ void AddPmrepOptions(CLI::App* app, ReplayFlags* f) {
                            "pmrep's; not supported by replay")
         ->group("");  // not in --help: refused
   }
-  for (const char* name : {"-4,--names-change", "-6,--sort-metric", "-N,--predicate",
+  app->add_option("-N,--predicate", f->pmrep.predicate,
+                  "show only the instances these metrics (comma separated) keep after -J of "
+                  "the other metrics of their instance domains")
+      ->type_name("METRIC")
+      ->group(kSets);
+  for (const char* name : {"-4,--names-change", "-6,--sort-metric",
                            "-K,--spec-local"}) {
     app->add_option_function<std::string>(
            name, [f, name](const std::string&) { f->pmrep.refused.push_back(name); },
@@ -573,9 +578,11 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
 
   // pmrep's cells, each output its own, with the instances its
   // fetchgroup names (pmrep_instance_names.h).
+  absl::Status predicate_status;
   auto pmrep_cells = [&] {
     archiver::PmrepCells cells(pmrep_columns);
     cells.SetRank(pmrep->options.rank);
+    predicate_status.Update(cells.SetPredicate(pmrep->options.predicate, replay->columns()));
     std::vector<uint32_t> indoms;
     for (const archiver::ReplayMetric& m : replay->columns().metrics()) {
       if (m.desc.indom != format::kIndomNull) indoms.push_back(m.desc.indom);
@@ -625,6 +632,7 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
     }
     if (owned.empty() || summary) owned.push_back(std::make_unique<archiver::SummaryOutput>(stdout));
   }
+  if (!predicate_status.ok()) return Fail(predicate_status.message());
   if (!f.output_file.empty()) {
     // Standard output becomes the file, so every output writes there. As
     // pmrep, nothing is overwritten: an archive's name, a file or a

@@ -28,7 +28,7 @@ _mmvlog_options() {
 -Q --count-scale-force -B --space-scale-force -Y --time-scale-force -p --timestamps \
 -U --no-unit-info --no-inst-info -w --width -W --width-force -X --colxrow -E --repeat-header \
 -u --no-interpolation -v --omit-flat -I --ignore-incompat -G --no-globals -8 --limit-filter \
--9 --limit-filter-force -J --rank -n --invert-filter -C --check -d --delay -h --help" ;;
+-9 --limit-filter-force -J --rank -N --predicate -n --invert-filter -C --check -d --delay -h --help" ;;
     check) echo "--repair -h --help" ;;
     inspect) echo "--json -h --help" ;;
     push) echo "-h --host -p --port -s --unix --tls --user --credentials --ca-file --cert-file \

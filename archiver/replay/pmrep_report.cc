@@ -403,7 +403,7 @@ const std::vector<PmrepCell>& PmrepCells::Take(const ColumnSet& set, const Row& 
   }
   prev_ = row;
   have_prev_ = true;
-  return rank_ == 0 ? cells_ : Ranked(set);
+  return rank_ == 0 && predicate_indoms_.empty() ? cells_ : Ranked(set);
 }
 
 namespace {
@@ -434,10 +434,61 @@ const std::vector<PmrepCell>& PmrepCells::Ranked(const ColumnSet& set) {
   // them, by instance number (seen at records and on a grid: not the
   // record's order, nor the instance domain's).
   ranked_ = cells_;
-  const size_t keep = static_cast<size_t>(rank_ < 0 ? -rank_ : rank_);
-  for (size_t begin = 0; begin < columns_.size();) {
+  // With predicates (pmconfig.py get_ranked_results): the predicates are
+  // ranked, then their limit applied; a metric of a predicate's instance
+  // domain keeps only the instances the predicates kept there; the others
+  // are ranked.
+  auto group_end = [&](size_t begin) {
     size_t end = begin;
     while (end < columns_.size() && columns_[end].metric == columns_[begin].metric) ++end;
+    return end;
+  };
+  auto indom_of = [&](size_t i) {
+    return set.metrics()[set.columns()[columns_[i].column].metric].desc.indom;
+  };
+  allowed_.clear();
+  auto key = [](uint32_t indom, int32_t inst) {
+    return uint64_t{indom} << 32 | static_cast<uint32_t>(inst);
+  };
+  for (size_t begin = 0; begin < columns_.size(); begin = group_end(begin)) {
+    const size_t m = columns_[begin].metric;
+    if (m >= predicate_.size() || !predicate_[m]) continue;
+    const size_t end = group_end(begin);
+    RankGroup(set, begin, end);
+    const int64_t limit = predicate_limit_[m];
+    for (size_t i = begin; i < end; ++i) {
+      if (ranked_[i].kind == PmrepCell::kNone) continue;
+      allowed_.insert(key(indom_of(i), set.columns()[columns_[i].column].inst));
+      const double v = ranked_[i].number;
+      if ((limit > 0 && v < static_cast<double>(limit)) ||
+          (limit < 0 && v > static_cast<double>(-limit))) {
+        ranked_[i].kind = PmrepCell::kNone;
+      }
+    }
+  }
+  for (size_t begin = 0; begin < columns_.size(); begin = group_end(begin)) {
+    const size_t m = columns_[begin].metric;
+    if (m < predicate_.size() && predicate_[m]) continue;
+    const size_t end = group_end(begin);
+    const uint32_t indom = indom_of(begin);
+    if (std::find(predicate_indoms_.begin(), predicate_indoms_.end(), indom) ==
+        predicate_indoms_.end()) {
+      RankGroup(set, begin, end);
+      continue;
+    }
+    for (size_t i = begin; i < end; ++i) {
+      if (!allowed_.contains(key(indom, set.columns()[columns_[i].column].inst))) {
+        ranked_[i].kind = PmrepCell::kNone;
+      }
+    }
+  }
+  return ranked_;
+}
+
+void PmrepCells::RankGroup(const ColumnSet& set, size_t begin, size_t end) {
+  if (rank_ == 0) return;
+  const size_t keep = static_cast<size_t>(rank_ < 0 ? -rank_ : rank_);
+  {
     order_.clear();
     for (size_t i = begin; i < end; ++i) {
       if (ranked_[i].kind != PmrepCell::kNone) order_.push_back(i);
@@ -455,9 +506,41 @@ const std::vector<PmrepCell>& PmrepCells::Ranked(const ColumnSet& set) {
       });
       for (size_t k = keep; k < order_.size(); ++k) ranked_[order_[k]].kind = PmrepCell::kNone;
     }
-    begin = end;
   }
-  return ranked_;
+}
+
+absl::Status PmrepCells::SetPredicate(const std::string& predicate, const ColumnSet& set) {
+  if (predicate.empty()) return absl::OkStatus();
+  const size_t shown = columns_.empty() ? 0 : columns_.back().metric + 1;
+  predicate_.assign(shown, 0);
+  predicate_limit_.assign(shown, 0);
+  for (absl::string_view name : absl::StrSplit(predicate, ',')) {
+    bool found = false;
+    for (PmrepColumn& c : columns_) {
+      const ReplayMetric& m = set.metrics()[set.columns()[c.column].metric];
+      if (m.name != name) continue;
+      if (!found) {
+        if (m.desc.indom == format::kIndomNull) {
+          return absl::InvalidArgumentError("Predicate metric must have instances.");
+        }
+        if (m.desc.type == format::kTypeString) {
+          return absl::InvalidArgumentError("Predicate metric values must be numeric.");
+        }
+        predicate_[c.metric] = 1;
+        predicate_limit_[c.metric] = c.limit;
+        if (std::find(predicate_indoms_.begin(), predicate_indoms_.end(), m.desc.indom) ==
+            predicate_indoms_.end()) {
+          predicate_indoms_.push_back(m.desc.indom);
+        }
+      }
+      found = true;
+      c.limit = 0;  // applied after ranking
+    }
+    if (!found) {
+      return absl::InvalidArgumentError(absl::StrCat("Predicate metric ", name, " filtered out."));
+    }
+  }
+  return absl::OkStatus();
 }
 
 double PmrepSeconds(format::Timestamp before, format::Timestamp now) {

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "archiver/replay/columns.h"
@@ -51,6 +52,9 @@ struct PmrepOptions {
   // rank (-J): per metric and row, only the N highest values shown (-N:
   // the lowest), after the limit filter (pmconfig.py get_ranked_results).
   int64_t rank = 0;
+  // predicate (-N): metrics (comma separated) whose ranked instances are
+  // the only ones shown of the other metrics of their instance domains.
+  std::string predicate;
   std::string count_scale, space_scale, time_scale;
   std::string count_scale_force, space_scale_force, time_scale_force;
   bool ignore_unknown = false;
@@ -133,11 +137,17 @@ class PmrepCells {
   void SetContextStep(int64_t ns) { context_step_ns_ = ns; }
   // pmrep's rank (PmrepOptions::rank); 0: every value.
   void SetRank(int64_t rank) { rank_ = rank; }
+  // pmrep's predicate (PmrepOptions::predicate) over `set`'s metrics.
+  // Errors as pmrep's: a name not among the shown metrics, one without
+  // instances, one of strings.
+  absl::Status SetPredicate(const std::string& predicate, const ColumnSet& set);
   // The cells of `row`, a row of `set`'s columns; valid until the next call.
   const std::vector<PmrepCell>& Take(const ColumnSet& set, const Row& row);
 
  private:
   const std::vector<PmrepCell>& Ranked(const ColumnSet& set);
+  // Ranks columns_[begin, end) (one metric's) in ranked_.
+  void RankGroup(const ColumnSet& set, size_t begin, size_t end);
   std::vector<PmrepColumn> columns_;
   std::vector<PmrepCell> cells_;
   // cells_ with the values rank_ leaves out blank (cells_ keeps them: a
@@ -145,6 +155,13 @@ class PmrepCells {
   std::vector<PmrepCell> ranked_;
   int64_t rank_ = 0;
   std::vector<size_t> order_;
+  // Per shown metric: a predicate, its limit (taken off its columns: a
+  // predicate's limit applies after ranking), and its instance domain.
+  std::vector<uint8_t> predicate_;
+  std::vector<int64_t> predicate_limit_;
+  std::vector<uint32_t> predicate_indoms_;
+  // (indom << 32 | instance) the predicates leave this row.
+  absl::flat_hash_set<uint64_t> allowed_;
   std::vector<uint8_t> any_;  // per metric of the set: a value in this row
   // Per metric of the set: its last set was a PCP error (the fetchgroup's
   // status stays so, and a DISCRETE metric keeps no cells, until values come).

@@ -310,7 +310,7 @@ class PmrepSetsTest(unittest.TestCase):
             self.assertIn("pmrep option %s (" % flag[0], q.stderr)
             self.assertEqual(q.stdout, "")
 
-    def test_rank_as_pmrep(self):
+    def test_rank_and_predicate_as_pmrep(self):
         # -J over instances with equal values (zero counts, CPUs alike):
         # pmrep keeps the fetchgroup's first, by instance number, at the
         # records and on a grid; strings ranked as text. (PCP QA's proc
@@ -321,6 +321,22 @@ class PmrepSetsTest(unittest.TestCase):
                 self.same(c + ["-s", "8", "network.interface.in.errors", "network.interface.out.bytes",
                                "kernel.percpu.cpu.user", "filesys.mountdir", "network.interface.mtu"]
                           + extra + output)
+                # -N: the other metrics of the predicate's instance domain
+                # show the instances it keeps; a predicate not named is
+                # shown too; the limit filters it after ranking.
+                for predicate in (["-N", "network.interface.out.bytes"],
+                                  ["-N", "network.interface.in.bytes,kernel.percpu.cpu.sys"],
+                                  ["-N", "network.interface.out.bytes", "-8", "100"]):
+                    self.same(c + ["-s", "8", "network.interface.in.errors", "network.interface.mtu",
+                                   "kernel.percpu.cpu.user", "network.interface.out.bytes"]
+                              + extra + predicate + output)
+        for bad, why in ((["-N", "network.interface.mtu,hinv.ncpu"], "must have instances"),
+                         (["-N", "filesys.mountdir"], "must be numeric"),
+                         (["-N", "no.such.metric"], "Invalid metric no.such.metric")):
+            p, q = self.both(c + ["-J", "2", "network.interface.mtu", "filesys.mountdir"] + bad)
+            self.assertEqual((p.returncode, q.returncode), (1, 1), p.stderr + q.stderr)
+            self.assertIn(why, p.stderr)
+            self.assertIn(why, q.stderr)
 
     def test_metric_names_as_pmrep_walks_them(self):
         # Subtrees listed in libpcp's walk of the namespace (later branches
