@@ -93,7 +93,7 @@ bool Off(const std::string& v) {
 constexpr absl::string_view kUnsupported[] = {
     "overall_rank", "overall_rank_alt", "sort_metric", "live_filter",
     "dynamic_header", "fixed_header", "include_labels", "extheader", "separate_header",
-    "extcsv"};
+};
 
 // One option read from a file (pmconfig.py's set_attr, the keys replay
 // uses; the others shape pmrep's terminal output or its live mode and are
@@ -166,6 +166,8 @@ absl::Status SetOption(const std::string& key, const std::string& raw, const std
   } else if (key == "count_scale_force") { o.count_scale_force = v;
   } else if (key == "space_scale_force") { o.space_scale_force = v;
   } else if (key == "time_scale_force") { o.time_scale_force = v;
+  } else if (key == "extcsv") {
+    r->extcsv = !Off(v);
   } else if (key == "interpol") {
     r->interpolate = !Off(v);
   } else if (key == "omit_flat") {
@@ -267,6 +269,7 @@ absl::StatusOr<PmrepResolved> ResolvePmrep(const PmrepCommandLine& cl) {
   // The command line last.
   archiver::PmrepOptions& o = r.options;
   if (cl.no_header) r.header = false;
+  if (cl.extended_csv) r.extcsv = true;
   if (cl.omit_flat) o.omit_flat = true;
   if (cl.delimiter) r.delimiter = *cl.delimiter;
   if (cl.timefmt) r.timefmt = *cl.timefmt;

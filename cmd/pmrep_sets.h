@@ -27,6 +27,7 @@ struct PmrepCommandLine {
   std::string config;                   // -c
   std::vector<std::string> items;       // ":SET", "metric" or "metric,label,..." in order
   bool no_header = false;               // -H
+  bool extended_csv = false;            // -k
   std::optional<std::string> delimiter; // -l
   std::optional<std::string> timefmt;   // -f
   std::optional<int> precision, precision_force;  // -P, -0
@@ -71,6 +72,7 @@ struct PmrepResolved {
   // table: two spaces and "%H:%M:%S").
   std::optional<std::string> delimiter, timefmt;
   bool header = true;
+  bool extcsv = false;  // -k: CSV rows begin with the host and the interval
   // The table's (pmrep's stdout output).
   bool unitinfo = true, instinfo = true, timestamp = false;
   int repeat_header = 0;  // -1: auto

@@ -94,6 +94,10 @@ void AddPmrepOptions(CLI::App* app, ReplayFlags* f) {
       ->type_name("FILE")
       ->group(kSets);
   app->add_flag("-H,--no-header", f->pmrep.no_header, "omit the CSV header line")->group(kSets);
+  app->add_flag("-k,--extended-csv", f->pmrep.extended_csv,
+                "CSV rows begin with the host and the seconds since the last row, and their "
+                "times end with the zone's offset, as pmrep -k")
+      ->group(kSets);
   app->add_option("-l,--delimiter", f->pmrep.delimiter, "separate CSV columns with STR")
       ->type_name("STR")
       ->group(kSets);
@@ -137,7 +141,7 @@ void AddPmrepOptions(CLI::App* app, ReplayFlags* f) {
   // the option, rather than read as metric names or unknown options.
   for (const char* name :
        {"-1,--dynamic-header", "-2,--overall-rank", "-3,--overall-rank-alt", "-7,--fixed-header",
-        "-g,--separate-header", "-j,--live-filter", "-k,--extended-csv", "-m,--include-labels",
+        "-g,--separate-header", "-j,--live-filter", "-m,--include-labels",
         "-x,--extended-header", "--include-texts", "--daemonize"}) {
     app->add_flag_callback(name, [f, name] { f->pmrep.refused.push_back(name); },
                            "pmrep's; not supported by replay")
@@ -462,8 +466,7 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
     for (const PmrepUnsupported& u : pmrep->unsupported) {
       // What pmrep would print differs from what replay can: nothing
       // rather than another report.
-      const bool applies = u.key == "extcsv" ? csv
-                           : u.key == "fixed_header" || u.key == "sort_metric"
+      const bool applies = u.key == "fixed_header" || u.key == "sort_metric"
                                ? text && pmrep->colxrow.has_value()
                                : u.key != "separate_header" || text;
       if (applies) {
@@ -599,7 +602,7 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
     if (dump) owned.push_back(std::make_unique<archiver::DumpOutput>(stdout));
     if (csv && pmrep) {
       archiver::PmrepCsvFormat format{pmrep->header, pmrep->delimiter.value_or(","),
-                                      pmrep->timefmt.value_or("%Y-%m-%d %H:%M:%S")};
+                                      pmrep->timefmt.value_or("%Y-%m-%d %H:%M:%S"), pmrep->extcsv};
       owned.push_back(std::make_unique<archiver::PmrepCsvOutput>(stdout, std::move(format),
                                                                  pmrep_cells(), samples));
     } else if (csv) {

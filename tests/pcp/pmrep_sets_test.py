@@ -303,12 +303,29 @@ class PmrepSetsTest(unittest.TestCase):
             p, q = self.both(a + [":unbound", "-G", "-s", "4"] + output)
             self.assertNotEqual(p.returncode, 0)
             self.assertNotEqual(q.returncode, 0)
-        for flag in (["-7"], ["-1"], ["-x"], ["-g"], ["-k", "-o", "csv"]):
+        for flag in (["-7"], ["-1"], ["-x"], ["-g"], ["-m", "-o", "csv"]):
             p, q = self.both(a + [":q", "-s", "2"] + flag)
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertNotEqual(q.returncode, 0)
             self.assertIn("pmrep option %s (" % flag[0], q.stderr)
             self.assertEqual(q.stdout, "")
+
+    def test_extended_csv_as_pmrep(self):
+        # -k (and extcsv in a set): the host and the whole seconds since the
+        # row before, the time's zone as pmrep names it (its quirks kept:
+        # "UTC+3" for Sao Paulo's "-03", "UTC+0545-5:15" for Kathmandu),
+        # in the archive's zone, given ones and TZ's.
+        conf = self.conf_file("extcsv.conf", "[ext]\nextcsv = yes\nmmv.app.queue = q,,,,\n")
+        for archive in (self.linux, os.path.join(LIVE, "ml3")):
+            a = ["-c", conf, "-a", archive, "-o", "csv", "-s", "5"]
+            for extra in ([], ["-z"], ["-u"], ["-Z", "Asia/Kathmandu"], ["-Z", "America/Sao_Paulo"],
+                          ["-Z", "America/St_Johns", "-t", "0.7"], ["-l", ";", "-H"]):
+                out = self.same(a + ["-k", "mmv.app.queue" if "ml3" in archive
+                                     else "disk.dev.read"] + extra)
+                self.assertIn(" UTC", out.splitlines()[-1])
+            what = ["-k", "kernel.all.load"] if archive == self.linux else [":ext"]
+            for tz in ("America/New_York", "Australia/Adelaide"):
+                self.same(a + what, env={"TZ": tz})
 
     def test_rank_and_predicate_as_pmrep(self):
         # -J over instances with equal values (zero counts, CPUs alike):

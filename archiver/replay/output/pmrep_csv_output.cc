@@ -11,6 +11,7 @@ void PmrepCsvOutput::Begin(const ReplayHeader& header) {
   cells_.SetContextStep(header.grid ? absl::ToInt64Nanoseconds(header.step) : 0);
   if (!format_.header) return;
   std::string& out = text_.buffer();
+  if (format_.extended) out += "Host,Interval,";  // pmrep's commas, whatever the delimiter
   out += "Time";
   for (const PmrepColumn& c : cells_.columns()) {
     std::string name = c.name;
@@ -27,7 +28,19 @@ bool PmrepCsvOutput::TakeRow(const Row& row) {
   if (max_rows_ > 0 && rows_ >= max_rows_) return false;
   ++rows_;
   std::string& out = text_.buffer();
+  if (format_.extended) {
+    const double seconds = static_cast<double>(row.time.sec) + row.time.nsec / 1000 * 1e-6;
+    if (rows_ == 1) {
+      prev_seconds_ = seconds;
+      offset_ = " " + PmrepUtcOffset(header_.zone, format::ToAbslTime(row.time));
+    }
+    // Python's int(x + 0.5): towards zero.
+    absl::StrAppend(&out, header_.host, format_.delimiter,
+                    static_cast<int64_t>(seconds - prev_seconds_ + 0.5), format_.delimiter);
+    prev_seconds_ = seconds;
+  }
   out += PmrepTime(format_.timefmt, row.time, header_.zone);
+  if (format_.extended) out += offset_;
   const std::vector<PmrepCell>& cells = cells_.Take(*header_.columns, row);
   const std::string& d = format_.delimiter;
   const bool spaced = d.empty() || d.find_first_not_of(" \t") == std::string::npos;
@@ -48,5 +61,28 @@ bool PmrepCsvOutput::TakeRow(const Row& row) {
 }
 
 absl::Status PmrepCsvOutput::End(const ReplayEnd& /*end*/) { return text_.Finish(); }
+
+std::string PmrepUtcOffset(absl::TimeZone zone, absl::Time t) {
+  // get_current_tz: the zone's name, then (unless UTC) its offset in
+  // seconds west as whole hours (truncated) and minutes (Python's modulo,
+  // never negative), with "+" only when west: "EDT+4", "IST-5:30".
+  const absl::TimeZone::CivilInfo at = zone.At(t);
+  const int64_t west = -at.offset;
+  std::string tz(at.zone_abbr);
+  if (west != 0) {
+    absl::StrAppend(&tz, west >= 0 ? "+" : "", west / 3600);
+    if (const int64_t minutes = ((west % 3600) + 3600) % 3600 / 60; minutes != 0) {
+      absl::StrAppend(&tz, ":", minutes);
+    }
+  }
+  // posix_tz_to_utc_offset, word for word: what follows the first "+" (or
+  // else "-"), signed "+" when the text has a "-" anywhere.
+  const bool plus = tz.find('+') != std::string::npos;
+  const bool minus = tz.find('-') != std::string::npos;
+  if (!plus && !minus) return "UTC+0";
+  const size_t at_sign = tz.find(plus ? '+' : '-');
+  const size_t end = tz.find(plus ? '+' : '-', at_sign + 1);
+  return absl::StrCat("UTC", minus ? "+" : "-", tz.substr(at_sign + 1, end - at_sign - 1));
+}
 
 }  // namespace mmvlog::archiver

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/time/time.h"
 #include "archiver/replay/output.h"
 #include "archiver/replay/pmrep_report.h"
 
@@ -25,7 +26,17 @@ struct PmrepCsvFormat {
   bool header = true;
   std::string delimiter = ",";
   std::string timefmt = "%Y-%m-%d %H:%M:%S";
+  // pmrep -k: "Host,Interval," before the header's "Time"; each row begins
+  // with the host and the whole seconds since the row before (rounded; 0
+  // at the first), and its time ends with the zone's UTC offset at the
+  // first row, as pmrep writes it ("UTC-4", "UTC+5:30").
+  bool extended = false;
 };
+
+// The zone's offset at `t` as pmrep's extended CSV names it (pmapi.py
+// get_current_tz, then posix_tz_to_utc_offset, with Python's arithmetic:
+// "UTC+0", "UTC-4", "UTC+5:30").
+std::string PmrepUtcOffset(absl::TimeZone zone, absl::Time t);
 
 class PmrepCsvOutput : public Output {
  public:
@@ -48,6 +59,8 @@ class PmrepCsvOutput : public Output {
   PmrepCells cells_;
   int64_t max_rows_;
   int64_t rows_ = 0;
+  double prev_seconds_ = 0;  // extended: the row before's time
+  std::string offset_;       // extended: " UTC-4", found at the first row
 };
 
 }  // namespace mmvlog::archiver
