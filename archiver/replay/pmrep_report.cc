@@ -421,23 +421,20 @@ bool Before(const PmrepColumn& ca, const PmrepCell& a, const PmrepColumn& cb,
   }
   // A NaN before every number: an order std::sort can keep (Python's
   // sorted() gives none for a NaN either).
-  if (std::isnan(a.number) || std::isnan(b.number)) return std::isnan(a.number) && !std::isnan(b.number);
+  if (std::isnan(a.number) || std::isnan(b.number)) {
+    return std::isnan(a.number) && !std::isnan(b.number);
+  }
   return a.number < b.number;
 }
 
 }  // namespace
 
 const std::vector<PmrepCell>& PmrepCells::Ranked(const ColumnSet& set) {
-  // Per shown metric, its values sorted as Python's stable sorted() does
-  // (highest first for a positive rank, lowest for a negative one), the
-  // first |rank| kept; equal values in the order the fetchgroup gives
-  // them, by instance number (seen at records and on a grid: not the
-  // record's order, nor the instance domain's).
+  // pmconfig.py get_ranked_results: each metric ranked (RankGroup); with
+  // predicates, they are ranked first, then their limit applied, and a
+  // metric of a predicate's instance domain keeps only the instances the
+  // predicates kept there instead.
   ranked_ = cells_;
-  // With predicates (pmconfig.py get_ranked_results): the predicates are
-  // ranked, then their limit applied; a metric of a predicate's instance
-  // domain keeps only the instances the predicates kept there; the others
-  // are ranked.
   auto group_end = [&](size_t begin) {
     size_t end = begin;
     while (end < columns_.size() && columns_[end].metric == columns_[begin].metric) ++end;
@@ -485,28 +482,29 @@ const std::vector<PmrepCell>& PmrepCells::Ranked(const ColumnSet& set) {
   return ranked_;
 }
 
+// Its values sorted as Python's stable sorted() does (highest first for a
+// positive rank, lowest for a negative one), the first |rank| kept; equal
+// values in the order the fetchgroup gives them, by instance number (so at
+// the records and on a grid: not the record's order, nor the domain's).
 void PmrepCells::RankGroup(const ColumnSet& set, size_t begin, size_t end) {
   if (rank_ == 0) return;
   const size_t keep = static_cast<size_t>(rank_ < 0 ? -rank_ : rank_);
-  {
-    order_.clear();
-    for (size_t i = begin; i < end; ++i) {
-      if (ranked_[i].kind != PmrepCell::kNone) order_.push_back(i);
-    }
-    if (order_.size() > keep) {
-      std::sort(order_.begin(), order_.end(), [&](size_t x, size_t y) {
-        const bool xy = rank_ > 0 ? Before(columns_[y], ranked_[y], columns_[x], ranked_[x])
-                                  : Before(columns_[x], ranked_[x], columns_[y], ranked_[y]);
-        const bool yx = rank_ > 0 ? Before(columns_[x], ranked_[x], columns_[y], ranked_[y])
-                                  : Before(columns_[y], ranked_[y], columns_[x], ranked_[x]);
-        if (xy != yx) return xy;
-        const int32_t ix = set.columns()[columns_[x].column].inst;
-        const int32_t iy = set.columns()[columns_[y].column].inst;
-        return ix != iy ? ix < iy : x < y;
-      });
-      for (size_t k = keep; k < order_.size(); ++k) ranked_[order_[k]].kind = PmrepCell::kNone;
-    }
+  order_.clear();
+  for (size_t i = begin; i < end; ++i) {
+    if (ranked_[i].kind != PmrepCell::kNone) order_.push_back(i);
   }
+  if (order_.size() <= keep) return;
+  std::sort(order_.begin(), order_.end(), [&](size_t x, size_t y) {
+    const bool xy = rank_ > 0 ? Before(columns_[y], ranked_[y], columns_[x], ranked_[x])
+                              : Before(columns_[x], ranked_[x], columns_[y], ranked_[y]);
+    const bool yx = rank_ > 0 ? Before(columns_[x], ranked_[x], columns_[y], ranked_[y])
+                              : Before(columns_[y], ranked_[y], columns_[x], ranked_[x]);
+    if (xy != yx) return xy;
+    const int32_t ix = set.columns()[columns_[x].column].inst;
+    const int32_t iy = set.columns()[columns_[y].column].inst;
+    return ix != iy ? ix < iy : x < y;
+  });
+  for (size_t k = keep; k < order_.size(); ++k) ranked_[order_[k]].kind = PmrepCell::kNone;
 }
 
 absl::Status PmrepCells::SetPredicate(const std::string& predicate, const ColumnSet& set) {
