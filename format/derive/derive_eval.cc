@@ -390,11 +390,12 @@ const DeriveValues& DeriveEvaluator::Ternary(const DeriveBound& b, const DeriveF
   return out;
 }
 
+namespace {
+
 // The seconds between two fetches as libpcp's pmtimespecToReal reckons
 // them: in long double, rounded once to double (the sum in double would
 // round twice: 4 s + 999806000 ns gave 4.9998059999999995, libpcp
 // 4.999806, and rate() its last bit apart).
-namespace {
 double Seconds(int64_t ns) {
   int64_t sec = ns / 1000000000;
   int64_t nsec = ns % 1000000000;
@@ -405,6 +406,7 @@ double Seconds(int64_t ns) {
   if (sec <= 999999) return static_cast<double>(sec + static_cast<long double>(nsec) / 1e9L);
   return static_cast<double>(sec + (static_cast<long double>(nsec) / 1000) / 1e6L);
 }
+
 }  // namespace
 
 // delta() and rate(): this fetch's values against the previous fetch's.
