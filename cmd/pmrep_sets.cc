@@ -92,7 +92,7 @@ bool Off(const std::string& v) {
 // Options that change what pmrep prints in ways replay does not follow.
 constexpr absl::string_view kUnsupported[] = {
     "overall_rank", "overall_rank_alt", "sort_metric", "live_filter",
-    "dynamic_header", "fixed_header", "include_labels", "extheader", "separate_header",
+    "dynamic_header", "fixed_header", "include_labels", "separate_header",
 };
 
 // One option read from a file (pmconfig.py's set_attr, the keys replay
@@ -114,7 +114,9 @@ absl::Status SetOption(const std::string& key, const std::string& raw, const std
     return absl::SimpleAtoi(v, out) ? absl::OkStatus() : BadOption(key, "Integer expected");
   };
   int64_t n = 0;
-  if (key == "header") {
+  if (key == "extheader") {
+    r->extheader = !Off(v);
+  } else if (key == "header") {
     r->header = format::OptionBool(v) != 0 && v != "0";
   } else if (key == "delimiter") {
     r->delimiter = v;
@@ -226,7 +228,10 @@ void AddMetrics(const format::PmrepSet& set, const std::string& where, PmrepReso
 
 }  // namespace
 
-bool WantsPmrepReport(const std::vector<std::string>& metric_args) {
+bool WantsPmrepReport(const PmrepCommandLine& cl, const std::vector<std::string>& metric_args) {
+  if (!cl.config.empty() || cl.extended_csv || cl.rank || cl.predicate || cl.repeat_header) {
+    return true;
+  }
   return std::any_of(metric_args.begin(), metric_args.end(), [](const std::string& a) {
     return (!a.empty() && a[0] == ':') || a.find(',') != std::string::npos;
   });
@@ -270,6 +275,7 @@ absl::StatusOr<PmrepResolved> ResolvePmrep(const PmrepCommandLine& cl) {
   archiver::PmrepOptions& o = r.options;
   if (cl.no_header) r.header = false;
   if (cl.extended_csv) r.extcsv = true;
+  if (cl.extended_header) r.extheader = true;
   if (cl.omit_flat) o.omit_flat = true;
   if (cl.delimiter) r.delimiter = *cl.delimiter;
   if (cl.timefmt) r.timefmt = *cl.timefmt;

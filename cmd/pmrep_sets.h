@@ -28,6 +28,7 @@ struct PmrepCommandLine {
   std::vector<std::string> items;       // ":SET", "metric" or "metric,label,..." in order
   bool no_header = false;               // -H
   bool extended_csv = false;            // -k
+  bool extended_header = false;         // -x
   std::optional<std::string> delimiter; // -l
   std::optional<std::string> timefmt;   // -f
   std::optional<int> precision, precision_force;  // -P, -0
@@ -73,6 +74,7 @@ struct PmrepResolved {
   std::optional<std::string> delimiter, timefmt;
   bool header = true;
   bool extcsv = false;  // -k: CSV rows begin with the host and the interval
+  bool extheader = false;  // -x: pmrep's extended header first
   // The table's (pmrep's stdout output).
   bool unitinfo = true, instinfo = true, timestamp = false;
   int repeat_header = 0;  // -1: auto
@@ -82,9 +84,10 @@ struct PmrepResolved {
   std::vector<PmrepUnsupported> unsupported;
 };
 
-// Whether the metric arguments ask for pmrep's report (a :SET, or a spec
-// with a comma).
-bool WantsPmrepReport(const std::vector<std::string>& metric_args);
+// Whether the command line asks for pmrep's report: a :SET or a spec with
+// a comma among the metric arguments, -c, or an option only pmrep has
+// (-k, -J, -N, -E; not those pmval spells otherwise, as -x and -X).
+bool WantsPmrepReport(const PmrepCommandLine& cl, const std::vector<std::string>& metric_args);
 
 // Reads the configuration and resolves the report. Errors as pmrep's:
 // NotFound "Metricset definition ':NAME' not found", FailedPrecondition

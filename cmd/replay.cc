@@ -25,8 +25,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "archiver/replay/output/csv_output.h"
+#include "archiver/replay/output/pmrep_run_text.h"
 #include "archiver/replay/output/pmrep_csv_output.h"
 #include "archiver/replay/output/pmrep_text_output.h"
 #include "archiver/replay/output/dump_output.h"
@@ -98,6 +100,10 @@ void AddPmrepOptions(CLI::App* app, ReplayFlags* f) {
                 "CSV rows begin with the host and the seconds since the last row, and their "
                 "times end with the zone's offset, as pmrep -k")
       ->group(kSets);
+  app->add_flag("-x,--extended-header", f->pmrep.extended_header,
+                "begin with pmrep's extended header (archive, host, zone, window, metrics, "
+                "samples, interval, duration)")
+      ->group(kSets);
   app->add_option("-l,--delimiter", f->pmrep.delimiter, "separate CSV columns with STR")
       ->type_name("STR")
       ->group(kSets);
@@ -142,7 +148,7 @@ void AddPmrepOptions(CLI::App* app, ReplayFlags* f) {
   for (const char* name :
        {"-1,--dynamic-header", "-2,--overall-rank", "-3,--overall-rank-alt", "-7,--fixed-header",
         "-g,--separate-header", "-j,--live-filter", "-m,--include-labels",
-        "-x,--extended-header", "--include-texts", "--daemonize"}) {
+        "--include-texts", "--daemonize"}) {
     app->add_flag_callback(name, [f, name] { f->pmrep.refused.push_back(name); },
                            "pmrep's; not supported by replay")
         ->group("");  // not in --help: refused
@@ -202,7 +208,8 @@ void AddReplayOptions(CLI::App* app, ReplayFlags* f) {
   const char* kSource = "Archives and metrics (as pmval, pmrep)";
   app->add_option("-a,--archive", f->archives,
                   "an archive: base name, any of its files, or a directory of archives read as "
-                  "one timeline (repeatable; archives may also be given as arguments)")
+                  "one timeline (comma separated or repeatable, as pmval's and pmrep's -a; "
+                  "archives may also be given as arguments)")
       ->type_name("ARCHIVE")
       ->allow_extra_args(false)
       ->group(kSource);
@@ -381,6 +388,26 @@ PmrepCommandLine PmrepLine(const ReplayFlags& f, const std::vector<std::string>&
   return cl;
 }
 
+// The archives as pmrep names them (libpcp's pmGetOptions: each -a's text
+// added after a comma, unless the list already holds it whole; the first
+// place strstr finds it decides).
+std::string PmrepSource(const std::vector<std::string>& args) {
+  std::string list;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (i > 0) {
+      const size_t found = list.find(a);
+      if (found != std::string::npos && (found == 0 || list[found - 1] == ',') &&
+          (found + a.size() == list.size() || list[found + a.size()] == ',')) {
+        continue;
+      }
+      list += ",";
+    }
+    list += a;
+  }
+  return list;
+}
+
 int Fail(absl::string_view what) {
   std::fprintf(stderr, "mmvlog replay: %s\n", std::string(what).c_str());
   return kExitFailure;
@@ -393,7 +420,13 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
   // With -a every argument is a metric, as for pmrep and pmval (a file or
   // directory of that name in the working directory, an "mmv" directory or
   // a PCP QA archive named "pmproxy", is not taken for an archive).
-  std::vector<std::string> archives = f.archives, metrics;
+  // -a's names, comma separated as pmval's and pmrep's.
+  std::vector<std::string> archives, metrics;
+  for (const std::string& a : f.archives) {
+    for (absl::string_view name : absl::StrSplit(a, ',', absl::SkipEmpty())) {
+      archives.emplace_back(name);
+    }
+  }
   for (const std::string& a : f.args) {
     (f.archives.empty() && IsArchiveArg(a) ? archives : metrics).push_back(a);
   }
@@ -405,7 +438,7 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
     // The first argument was meant as the archive: it is not there.
     return Fail(absl::StrCat("cannot open archive ", f.args[0], ": no such archive"));
   }
-  for (const std::string& a : f.archives) {
+  for (const std::string& a : archives) {
     if (!IsArchiveArg(a)) return Fail(absl::StrCat("-a ", a, ": no such archive"));
   }
   // Syntax first, so that a bad option is a usage error before any reading.
@@ -456,7 +489,7 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
   // grid unless -t or the set says otherwise, and pmrep's CSV.
   std::optional<PmrepResolved> pmrep;
   int64_t samples = std::max<int64_t>(f.samples, 0);
-  if (WantsPmrepReport(metrics) || !f.pmrep.config.empty()) {  // -c asks for pmrep's report too
+  if (WantsPmrepReport(f.pmrep, metrics)) {
     absl::StatusOr<PmrepResolved> r = ResolvePmrep(PmrepLine(f, metrics));
     if (!r.ok()) return Fail(r.status().message());
     pmrep = *std::move(r);
@@ -578,6 +611,14 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
   plan.sleep_until = SleepUntil;
   plan.headers_only = f.check;
   plan.delay = f.delay;
+  plan.wants_end = pmrep && pmrep->extheader;
+  // -x: what pmrep's extended header says that only the command line knows.
+  std::optional<archiver::PmrepRunAsked> run;
+  if (pmrep && pmrep->extheader) {
+    run = archiver::PmrepRunAsked{PmrepSource(f.archives.empty() ? archives : f.archives), samples,
+                                  !f.finish.empty(),
+                                  archiver::LocalPcpTimeZone(), absl::Now()};
+  }
 
   // pmrep's cells, each output its own, with the instances its
   // fetchgroup names (pmrep_instance_names.h).
@@ -602,7 +643,8 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
     if (dump) owned.push_back(std::make_unique<archiver::DumpOutput>(stdout));
     if (csv && pmrep) {
       archiver::PmrepCsvFormat format{pmrep->header, pmrep->delimiter.value_or(","),
-                                      pmrep->timefmt.value_or("%Y-%m-%d %H:%M:%S"), pmrep->extcsv};
+                                      pmrep->timefmt.value_or("%Y-%m-%d %H:%M:%S"), pmrep->extcsv,
+                                      run};
       owned.push_back(std::make_unique<archiver::PmrepCsvOutput>(stdout, std::move(format),
                                                                  pmrep_cells(), samples));
     } else if (csv) {
@@ -620,6 +662,7 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
       format.timefmt = pmrep->timefmt.value_or("%H:%M:%S");
       format.repeat_header = pmrep->repeat_header;
       format.colxrow = pmrep->colxrow;
+      format.run = run;
       owned.push_back(std::make_unique<archiver::PmrepTextOutput>(stdout, std::move(format),
                                                                   pmrep_cells(), samples));
     } else if (text) {

@@ -33,6 +33,12 @@ struct ReplayHeader {
   // The window shown (rows outside it are not given): InfinitePast /
   // InfiniteFuture when open.
   absl::Time from = absl::InfinitePast(), to = absl::InfiniteFuture();
+  // The window as pmrep reports it (-x): its origin (-S, -O, else the
+  // archives' start) and end (-T, else the archives'), and the last
+  // record's time. The ends are InfiniteFuture unless read
+  // (ReplayPlan::wants_end).
+  absl::Time origin = absl::InfinitePast(), finish = absl::InfiniteFuture(),
+             last_record = absl::InfiniteFuture();
 };
 
 // How the reading went, for the outputs that report it (the summary).

@@ -39,9 +39,16 @@ GridSpec PlanGrid(const ReplayPlan& plan, const format::TimeWindow& window) {
   g.max_points = plan.samples;
   if (finish && window.end > window.origin) {
     if (plan.samples > 0) {
-      // pmrep -T with -s: the interval spreads the samples over the window.
+      // pmrep -T with -s: the interval spreads the samples over the window,
+      // as pmconfig.py works it out: the window's seconds between two
+      // timevals as doubles, divided, set as an interval's text (whole
+      // nanoseconds, truncated) and taken back as a timeval (microseconds).
       const int64_t n = std::max<int64_t>(2, plan.samples);
-      g.step = absl::Trunc((window.end - window.origin) / (n - 1), absl::Microseconds(1));
+      auto timeval = [](absl::Time t) { return static_cast<double>(absl::ToUnixMicros(t)) / 1e6; };
+      const double seconds = (timeval(window.end) - timeval(window.origin)) / static_cast<double>(n - 1);
+      const double whole = std::trunc(seconds);
+      const int64_t ns = static_cast<int64_t>((seconds - whole) * 1e9);
+      g.step = absl::Seconds(static_cast<int64_t>(whole)) + absl::Microseconds(ns / 1000);
       g.max_points = n;
     } else {
       g.max_points = std::max<int64_t>(1, static_cast<int64_t>(
@@ -94,7 +101,7 @@ absl::Status Replay::Run(const ReplayPlan& plan, const std::vector<Output*>& out
   const format::TimeWindowSpec& spec = plan.window;
   const bool windowed = !spec.start.empty() || !spec.end.empty() || !spec.origin.empty() ||
                         !spec.align.empty();
-  if (NeedsEnd(spec)) {
+  if (NeedsEnd(spec) || plan.wants_end) {
     std::optional<format::Timestamp> end = archives_.ReadEnd();
     log_end = end ? format::ToAbslTime(*end) : log_start;
   }
@@ -127,6 +134,9 @@ absl::Status Replay::Run(const ReplayPlan& plan, const std::vector<Output*>& out
   header.grid = grid;
   header.from = from;
   header.to = to;
+  header.origin = window.origin;
+  header.finish = window.end;
+  header.last_record = log_end;
   GridSpec grid_spec;
   if (grid) {
     grid_spec = PlanGrid(plan, window);

@@ -66,6 +66,9 @@ struct ReplayPlan {
   // pmrep -d: a pause of the interval between rows on a grid (through
   // sleep_until).
   bool delay = false;
+  // The archives' end read before the first row (ReplayHeader::finish and
+  // last_record), which pmrep -x reports.
+  bool wants_end = false;
   // Waits until a time; false: stop (a signal). Used while following.
   std::function<bool(absl::Time)> sleep_until;
 };

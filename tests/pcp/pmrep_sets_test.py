@@ -303,7 +303,7 @@ class PmrepSetsTest(unittest.TestCase):
             p, q = self.both(a + [":unbound", "-G", "-s", "4"] + output)
             self.assertNotEqual(p.returncode, 0)
             self.assertNotEqual(q.returncode, 0)
-        for flag in (["-7"], ["-1"], ["-x"], ["-g"], ["-m", "-o", "csv"]):
+        for flag in (["-7"], ["-1"], ["-g"], ["-m", "-o", "csv"]):
             p, q = self.both(a + [":q", "-s", "2"] + flag)
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertNotEqual(q.returncode, 0)
@@ -326,6 +326,43 @@ class PmrepSetsTest(unittest.TestCase):
             what = ["-k", "kernel.all.load"] if archive == self.linux else [":ext"]
             for tz in ("America/New_York", "Australia/Adelaide"):
                 self.same(a + what, env={"TZ": tz})
+
+    def test_extended_header_as_pmrep(self):
+        # -x (and extheader in a set): pmrep's header of the run, in the
+        # table and (each line after "#") in CSV, its samples and duration
+        # by pmrep's rules (-s, -T with -s spreading the rows, -u's "N/A"),
+        # the reporting zone and the machine's where they differ.
+        conf = self.conf_file("extheader.conf", "[xh]\nextheader = yes\nmmv.app.queue = q,,,,\n")
+        ml3 = os.path.join(LIVE, "ml3")
+        for archive, metrics in ((self.linux, ["kernel.all.load", "disk.dev.read", "hinv.ncpu"]),
+                                 (ml3, ["mmv.app.queue"])):
+            a = ["-c", conf, "-a", archive, "-x"] + metrics
+            for extra in ([], ["-o", "csv"], ["-s", "3"], ["-u"], ["-u", "-s", "4", "-o", "csv"],
+                          ["-t", "0.3333333", "-s", "5"], ["-T", "+4", "-s", "3"],
+                          ["-T", "+7", "-t", "2"], ["-Z", "Asia/Kathmandu", "-s", "2"],
+                          ["-z", "-H", "-s", "2"], ["-k", "-o", "csv", "-s", "2"]):
+                out = self.same(a + extra)
+                self.assertIn("  samples: ", out)
+            if archive == self.linux:
+                self.same(a + ["-i", "sda", "-s", "2"])
+            for tz in ("America/New_York", "Australia/Adelaide"):
+                self.same(a + ["-s", "2"], env={"TZ": tz})
+                out = self.same(a + ["-s", "2", "-Z", "Asia/Kolkata"], env={"TZ": tz})
+                self.assertIn(" timezone: UTC+5:30 (reporting, current is UTC", out)
+        # The set's option, and archives named in one -a and in several
+        # (libpcp's list: a repeated -a's name once).
+        self.assertIn("  archive: ", self.same(["-c", conf, "-a", ml3, ":xh", "-s", "3"]))
+        both = self.same(["-c", conf, "-a", "%s,%s" % (ml3, ml3), ":xh", "-s", "2"])
+        self.assertIn("  archive: %s,%s\n" % (ml3, ml3), both)
+        once = self.same(["-c", conf, "-a", ml3, "-a", ml3, ":xh", "-s", "2"])
+        self.assertIn("  archive: %s\n" % ml3, once)
+
+    def test_options_only_pmrep_has_ask_for_its_report(self):
+        # -k, -J, -N and -E with plain metric names (no :SET, no -c):
+        # pmrep's report, not replay's own CSV or table.
+        for flag in (["-k", "-o", "csv"], ["-J", "1"], ["-N", "disk.dev.read", "-o", "csv"],
+                     ["-E", "2"]):
+            self.same(["-a", self.linux, "-s", "4", "disk.dev.read", "kernel.all.load"] + flag)
 
     def test_rank_and_predicate_as_pmrep(self):
         # -J over instances with equal values (zero counts, CPUs alike):

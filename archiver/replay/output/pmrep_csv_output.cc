@@ -9,8 +9,9 @@ namespace mmvlog::archiver {
 void PmrepCsvOutput::Begin(const ReplayHeader& header) {
   Output::Begin(header);
   cells_.SetContextStep(header.grid ? absl::ToInt64Nanoseconds(header.step) : 0);
-  if (!format_.header) return;
   std::string& out = text_.buffer();
+  if (format_.run) out += PmrepExtendedHeader(PmrepRunOf(*format_.run, header, cells_), true);
+  if (!format_.header) return;
   if (format_.extended) out += "Host,Interval,";  // pmrep's commas, whatever the delimiter
   out += "Time";
   for (const PmrepColumn& c : cells_.columns()) {
@@ -61,28 +62,5 @@ bool PmrepCsvOutput::TakeRow(const Row& row) {
 }
 
 absl::Status PmrepCsvOutput::End(const ReplayEnd& /*end*/) { return text_.Finish(); }
-
-std::string PmrepUtcOffset(absl::TimeZone zone, absl::Time t) {
-  // get_current_tz: the zone's name, then (unless UTC) its offset in
-  // seconds west as whole hours (truncated) and minutes (Python's modulo,
-  // never negative), with "+" only when west: "EDT+4", "IST-5:30".
-  const absl::TimeZone::CivilInfo at = zone.At(t);
-  const int64_t west = -at.offset;
-  std::string tz(at.zone_abbr);
-  if (west != 0) {
-    absl::StrAppend(&tz, west >= 0 ? "+" : "", west / 3600);
-    if (const int64_t minutes = ((west % 3600) + 3600) % 3600 / 60; minutes != 0) {
-      absl::StrAppend(&tz, ":", minutes);
-    }
-  }
-  // posix_tz_to_utc_offset, word for word: what follows the first "+" (or
-  // else "-"), signed "+" when the text has a "-" anywhere.
-  const bool plus = tz.find('+') != std::string::npos;
-  const bool minus = tz.find('-') != std::string::npos;
-  if (!plus && !minus) return "UTC+0";
-  const size_t at_sign = tz.find(plus ? '+' : '-');
-  const size_t end = tz.find(plus ? '+' : '-', at_sign + 1);
-  return absl::StrCat("UTC", minus ? "+" : "-", tz.substr(at_sign + 1, end - at_sign - 1));
-}
 
 }  // namespace mmvlog::archiver

@@ -13,11 +13,13 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/time/time.h"
 #include "archiver/replay/output.h"
+#include "archiver/replay/output/pmrep_run_text.h"
 #include "archiver/replay/pmrep_report.h"
 
 namespace mmvlog::archiver {
@@ -31,12 +33,10 @@ struct PmrepCsvFormat {
   // at the first), and its time ends with the zone's UTC offset at the
   // first row, as pmrep writes it ("UTC-4", "UTC+5:30").
   bool extended = false;
+  // pmrep -x: its extended header first (what the command line said of
+  // the run; the rest comes from the replay's header).
+  std::optional<PmrepRunAsked> run;
 };
-
-// The zone's offset at `t` as pmrep's extended CSV names it (pmapi.py
-// get_current_tz, then posix_tz_to_utc_offset, with Python's arithmetic:
-// "UTC+0", "UTC-4", "UTC+5:30").
-std::string PmrepUtcOffset(absl::TimeZone zone, absl::Time t);
 
 class PmrepCsvOutput : public Output {
  public:

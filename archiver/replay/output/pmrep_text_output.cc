@@ -51,6 +51,9 @@ std::string NumberCell(const PmrepColumn& col, const PmrepCell& cell) {
 void PmrepTextOutput::Begin(const ReplayHeader& header) {
   Output::Begin(header);
   cells_.SetContextStep(header.grid ? absl::ToInt64Nanoseconds(header.step) : 0);
+  if (format_.run) {
+    text_.buffer() += PmrepExtendedHeader(PmrepRunOf(*format_.run, header, cells_), false);
+  }
   if (format_.timestamp) {
     time_width_ = PmrepTime(format_.timefmt, format::Timestamp{}, header.zone).size();
   }

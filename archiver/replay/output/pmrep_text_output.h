@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "archiver/replay/output.h"
+#include "archiver/replay/output/pmrep_run_text.h"
 #include "archiver/replay/pmrep_report.h"
 
 namespace mmvlog::archiver {
@@ -42,6 +43,7 @@ struct PmrepTextFormat {
   std::string timefmt = "%H:%M:%S";
   int repeat_header = 0;  // rows between headers; 0 never; -1 "auto"
   std::optional<std::string> colxrow;  // the instance column's title
+  std::optional<PmrepRunAsked> run;    // -x: the extended header first
 };
 
 class PmrepTextOutput : public Output {
