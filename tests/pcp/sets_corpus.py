@@ -27,6 +27,8 @@ SHAPES = {
     "u-csv": ["-u", "-o", "csv"],
     "u-table": ["-u"],
     "r-csv": ["-r", "-o", "csv"],  # raw: 64-bit integers as pmrep's fetchgroup gives them
+    "x-table": ["-x"],  # the extended header first
+    "x-u-csv": ["-x", "-u", "-o", "csv"],
 }
 
 
