@@ -92,7 +92,7 @@ bool Off(const std::string& v) {
 // Options that change what pmrep prints in ways replay does not follow.
 constexpr absl::string_view kUnsupported[] = {
     "overall_rank", "overall_rank_alt", "sort_metric", "live_filter",
-    "dynamic_header", "fixed_header", "include_labels", "separate_header",
+    "dynamic_header", "fixed_header", "include_labels",
 };
 
 // One option read from a file (pmconfig.py's set_attr, the keys replay
@@ -116,6 +116,8 @@ absl::Status SetOption(const std::string& key, const std::string& raw, const std
   int64_t n = 0;
   if (key == "extheader") {
     r->extheader = !Off(v);
+  } else if (key == "separate_header") {
+    r->separate_header = !Off(v);
   } else if (key == "header") {
     r->header = format::OptionBool(v) != 0 && v != "0";
   } else if (key == "delimiter") {
@@ -276,6 +278,7 @@ absl::StatusOr<PmrepResolved> ResolvePmrep(const PmrepCommandLine& cl) {
   if (cl.no_header) r.header = false;
   if (cl.extended_csv) r.extcsv = true;
   if (cl.extended_header) r.extheader = true;
+  if (cl.separate_header) r.separate_header = true;
   if (cl.omit_flat) o.omit_flat = true;
   if (cl.delimiter) r.delimiter = *cl.delimiter;
   if (cl.timefmt) r.timefmt = *cl.timefmt;
@@ -295,6 +298,7 @@ absl::StatusOr<PmrepResolved> ResolvePmrep(const PmrepCommandLine& cl) {
   if (cl.no_unit_info) r.unitinfo = false;
   if (cl.no_inst_info) r.instinfo = false;
   if (cl.width) o.width = *cl.width;
+  if (r.separate_header && o.width == 0) o.width = 8;  // pmrep's, for the columns' numbers
   if (cl.width_force) o.width_force = *cl.width_force;
   if (cl.colxrow) r.colxrow = *cl.colxrow;
   if (cl.repeat_header) {

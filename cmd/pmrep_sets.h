@@ -29,6 +29,7 @@ struct PmrepCommandLine {
   bool no_header = false;               // -H
   bool extended_csv = false;            // -k
   bool extended_header = false;         // -x
+  bool separate_header = false;         // -g
   std::optional<std::string> delimiter; // -l
   std::optional<std::string> timefmt;   // -f
   std::optional<int> precision, precision_force;  // -P, -0
@@ -75,6 +76,7 @@ struct PmrepResolved {
   bool header = true;
   bool extcsv = false;  // -k: CSV rows begin with the host and the interval
   bool extheader = false;  // -x: pmrep's extended header first
+  bool separate_header = false;  // -g: the table's columns numbered, listed first
   // The table's (pmrep's stdout output).
   bool unitinfo = true, instinfo = true, timestamp = false;
   int repeat_header = 0;  // -1: auto

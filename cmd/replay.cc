@@ -104,6 +104,10 @@ void AddPmrepOptions(CLI::App* app, ReplayFlags* f) {
                 "begin with pmrep's extended header (archive, host, zone, window, metrics, "
                 "samples, interval, duration)")
       ->group(kSets);
+  app->add_flag("-g,--separate-header", f->pmrep.separate_header,
+                "pmrep's table headed by its columns' numbers, each listed first with its "
+                "metric, instance and units")
+      ->group(kSets);
   app->add_option("-l,--delimiter", f->pmrep.delimiter, "separate CSV columns with STR")
       ->type_name("STR")
       ->group(kSets);
@@ -147,7 +151,7 @@ void AddPmrepOptions(CLI::App* app, ReplayFlags* f) {
   // the option, rather than read as metric names or unknown options.
   for (const char* name :
        {"-1,--dynamic-header", "-2,--overall-rank", "-3,--overall-rank-alt", "-7,--fixed-header",
-        "-g,--separate-header", "-j,--live-filter", "-m,--include-labels",
+        "-j,--live-filter", "-m,--include-labels",
         "--include-texts", "--daemonize"}) {
     app->add_flag_callback(name, [f, name] { f->pmrep.refused.push_back(name); },
                            "pmrep's; not supported by replay")
@@ -499,10 +503,8 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
     for (const PmrepUnsupported& u : pmrep->unsupported) {
       // What pmrep would print differs from what replay can: nothing
       // rather than another report.
-      const bool applies = u.key == "fixed_header" || u.key == "sort_metric"
-                               ? text && pmrep->colxrow.has_value()
-                               : u.key != "separate_header" || text;
-      if (applies) {
+      const bool applies = u.key != "fixed_header" && u.key != "sort_metric";
+      if (applies || (text && pmrep->colxrow.has_value())) {
         return Fail(absl::StrCat("pmrep option ", u.key, " (set in ", u.where,
                                  ") is not supported by replay: its report would not be "
                                  "pmrep's; remove it, or use pmrep"));
@@ -663,6 +665,7 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
       format.repeat_header = pmrep->repeat_header;
       format.colxrow = pmrep->colxrow;
       format.run = run;
+      format.separate_header = pmrep->separate_header;
       owned.push_back(std::make_unique<archiver::PmrepTextOutput>(stdout, std::move(format),
                                                                   pmrep_cells(), samples));
     } else if (text) {

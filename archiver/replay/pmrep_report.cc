@@ -206,6 +206,7 @@ absl::Status AddMetric(const PmrepOptions& o, const format::PmrepMetric& spec,
   if (width == 0) width = static_cast<int64_t>(base.label.size());
   base.width = static_cast<int>(std::max<int64_t>(width, 3));  // "xxx" must fit
   base.metric = out->empty() ? 0 : out->back().metric + 1;
+  base.metric_name = name;
   for (size_t c : cols) {
     PmrepColumn col = base;
     col.column = c;

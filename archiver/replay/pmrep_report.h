@@ -83,6 +83,7 @@ struct PmrepColumn {
   bool string = false;
   // pmrep's terminal table (its stdout output):
   std::string label;       // the spec's, else "m.u.free" for mem.util.free
+  std::string metric_name;  // the metric's (pmrep's key: its -g header names it)
   std::string instance;    // the instance's name, "" for a singular metric
   std::string unit_label;  // "Kbyte", "ms/s", "count/s" (format_metric_label)
   int width = 3;           // the spec's, else the options', else the label's; at least 3

@@ -303,7 +303,7 @@ class PmrepSetsTest(unittest.TestCase):
             p, q = self.both(a + [":unbound", "-G", "-s", "4"] + output)
             self.assertNotEqual(p.returncode, 0)
             self.assertNotEqual(q.returncode, 0)
-        for flag in (["-7"], ["-1"], ["-g"], ["-m", "-o", "csv"]):
+        for flag in (["-7"], ["-1"], ["-m", "-o", "csv"]):
             p, q = self.both(a + [":q", "-s", "2"] + flag)
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertNotEqual(q.returncode, 0)
@@ -356,6 +356,21 @@ class PmrepSetsTest(unittest.TestCase):
         self.assertIn("  archive: %s,%s\n" % (ml3, ml3), both)
         once = self.same(["-c", conf, "-a", ml3, "-a", ml3, ":xh", "-s", "2"])
         self.assertIn("  archive: %s\n" % ml3, once)
+
+    def test_separate_header_as_pmrep(self):
+        # -g (and separate_header in a set): the columns listed by number,
+        # metric, instance and units, the header their numbers, columns 8
+        # wide unless -w says; with colxrow the labels numbered; and
+        # colxrow's instance column 8 wide when its title is empty.
+        c = ["-c", self.conf_file("empty_g.conf", ""), "-a", self.linux, "-s", "3"]
+        metrics = ["kernel.all.load", "disk.dev.read", "hinv.ncpu", "network.interface.mtu"]
+        for extra in (["-g"], ["-g", "-p", "-E", "1"], ["-g", "-U", "-w", "3"],
+                      ["-g", "-x", "-P", "1"], ["-g", "-H"], ["-g", "-X", "inst"],
+                      ["-g", "-X", "", "-p"], ["-X", ""], ["-g", "-o", "csv"]):
+            self.same(c + metrics + extra)
+        conf = self.conf_file("sep.conf", "[sep]\nseparate_header = yes\nmmv.app.queue = q,,,,\n")
+        out = self.same(["-c", conf, "-a", os.path.join(LIVE, "ml3"), ":sep", "-s", "3"])
+        self.assertIn('[ 1] - mmv.app.queue["a"] - count', out)
 
     def test_options_only_pmrep_has_ask_for_its_report(self):
         # -k, -J, -N and -E with plain metric names (no :SET, no -c):

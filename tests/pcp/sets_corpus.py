@@ -29,6 +29,8 @@ SHAPES = {
     "r-csv": ["-r", "-o", "csv"],  # raw: 64-bit integers as pmrep's fetchgroup gives them
     "x-table": ["-x"],  # the extended header first
     "x-u-csv": ["-x", "-u", "-o", "csv"],
+    "g-table": ["-g"],  # the columns numbered, listed first
+    "g-u-table": ["-g", "-u", "-p"],
 }
 
 

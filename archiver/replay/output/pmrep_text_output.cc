@@ -58,6 +58,8 @@ void PmrepTextOutput::Begin(const ReplayHeader& header) {
     time_width_ = PmrepTime(format_.timefmt, format::Timestamp{}, header.zone).size();
   }
   if (format_.colxrow) {
+    // pmrep's instance column: as wide as its title, 8 without one.
+    colxrow_width_ = format_.colxrow->empty() ? 8 : static_cast<int>(format_.colxrow->size());
     for (size_t i = 0; i < columns().size(); ++i) {
       const PmrepColumn& c = columns()[i];
       if (i == 0 || c.metric != columns()[i - 1].metric) {
@@ -94,10 +96,11 @@ void PmrepTextOutput::Begin(const ReplayHeader& header) {
 }
 
 void PmrepTextOutput::WriteHeader() {
+  if (format_.separate_header) return WriteSeparateHeader();
   const std::string lead = std::string(time_width_, ' ') + format_.delimiter;
   if (format_.colxrow) {
-    const int cw = static_cast<int>(format_.colxrow->size());
-    std::string names = lead + *format_.colxrow, units = lead + std::string(cw, ' ');
+    const int cw = colxrow_width_;
+    std::string names = lead + Right(*format_.colxrow, cw), units = lead + std::string(cw, ' ');
     for (const Label& l : labels_) {
       absl::StrAppend(&names, format_.delimiter, Right(l.text, l.width));
       absl::StrAppend(&units, format_.delimiter, Right(l.unit, l.width));
@@ -124,6 +127,46 @@ void PmrepTextOutput::WriteHeader() {
   absl::StrAppend(&out, names, "\n");
   if (format_.instinfo && any_instance) absl::StrAppend(&out, insts, "\n");
   if (format_.unitinfo) absl::StrAppend(&out, units, "\n");
+}
+
+// pmrep's write_separate_header (its static header): a line per column,
+// its number (with colxrow: its label's) right-aligned in one more place
+// than the count of columns (of metrics) has digits, its metric, instance
+// and units; a blank line; the numbers in the columns' (labels') widths.
+void PmrepTextOutput::WriteSeparateHeader() {
+  std::string& out = text_.buffer();
+  auto line = [&](size_t k, int c, const PmrepColumn& col) {
+    absl::StrAppend(&out, "[", Right(absl::StrCat(k), c), "] - ", col.metric_name);
+    if (!col.instance.empty()) absl::StrAppend(&out, "[\"", col.instance, "\"]");
+    if (format_.unitinfo) {
+      absl::StrAppend(&out, " - ", col.unit_label.empty() ? "none" : col.unit_label);
+    }
+    out += "\n";
+  };
+  const std::string lead(time_width_, ' ');
+  if (format_.colxrow) {
+    const size_t metrics = columns().empty() ? 0 : columns().back().metric + 1;
+    const int c = static_cast<int>(absl::StrCat(metrics).size()) + 1;
+    for (size_t k = 0; k < labels_.size(); ++k) {
+      for (const auto& metric : labels_[k].metrics) {
+        for (const auto& [instance, i] : metric) line(k + 1, c, columns()[i]);
+      }
+    }
+    absl::StrAppend(&out, "\n", lead, format_.delimiter, Right("", colxrow_width_));
+    for (size_t k = 0; k < labels_.size(); ++k) {
+      absl::StrAppend(&out, format_.delimiter, Right(absl::StrCat(k + 1), labels_[k].width));
+    }
+    out += "\n";
+    return;
+  }
+  const int c = static_cast<int>(absl::StrCat(columns().size()).size()) + 1;
+  for (size_t i = 0; i < columns().size(); ++i) line(i + 1, c, columns()[i]);
+  out += "\n";
+  out += lead;
+  for (size_t i = 0; i < columns().size(); ++i) {
+    absl::StrAppend(&out, format_.delimiter, Right(absl::StrCat(i + 1), columns()[i].width));
+  }
+  out += "\n";
 }
 
 std::string PmrepTextOutput::CellText(size_t i, const PmrepCell& cell) const {
@@ -179,7 +222,7 @@ bool PmrepTextOutput::TakeRow(const Row& row) {
 void PmrepTextOutput::WriteSwapped(const std::string& time,
                                    const std::vector<std::string>& cells) {
   std::string& out = text_.buffer();
-  const int cw = static_cast<int>(format_.colxrow->size());
+  const int cw = colxrow_width_;
   for (const std::string& instance : instances_) {
     absl::StrAppend(&out, time.substr(0, time_width_), format_.delimiter,
                     Right(instance.empty() ? "=" : instance, cw));

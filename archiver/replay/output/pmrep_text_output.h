@@ -44,6 +44,9 @@ struct PmrepTextFormat {
   int repeat_header = 0;  // rows between headers; 0 never; -1 "auto"
   std::optional<std::string> colxrow;  // the instance column's title
   std::optional<PmrepRunAsked> run;    // -x: the extended header first
+  // -g: the columns numbered and listed ("[ 1] - disk.dev.read["sda"] -
+  // count/s"), the header a line of their numbers (not with colxrow).
+  bool separate_header = false;
 };
 
 class PmrepTextOutput : public Output {
@@ -62,6 +65,7 @@ class PmrepTextOutput : public Output {
 
  private:
   void WriteHeader();
+  void WriteSeparateHeader();
   void WriteSwapped(const std::string& time, const std::vector<std::string>& cells);
   std::string CellText(size_t i, const PmrepCell& cell) const;
   const std::vector<PmrepColumn>& columns() const { return cells_.columns(); }
@@ -83,6 +87,7 @@ class PmrepTextOutput : public Output {
   };
   std::vector<Label> labels_;
   std::vector<std::string> instances_;
+  int colxrow_width_ = 8;  // the instance column's
 };
 
 }  // namespace mmvlog::archiver
