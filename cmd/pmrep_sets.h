@@ -30,6 +30,7 @@ struct PmrepCommandLine {
   bool extended_csv = false;            // -k
   bool extended_header = false;         // -x
   bool separate_header = false;         // -g
+  bool fixed_header = false;            // -7 (refused with colxrow)
   std::optional<std::string> delimiter; // -l
   std::optional<std::string> timefmt;   // -f
   std::optional<int> precision, precision_force;  // -P, -0

@@ -108,6 +108,9 @@ void AddPmrepOptions(CLI::App* app, ReplayFlags* f) {
                 "pmrep's table headed by its columns' numbers, each listed first with its "
                 "metric, instance and units")
       ->group(kSets);
+  app->add_flag("-7,--fixed-header", f->pmrep.fixed_header,
+                "as pmrep -7 (without -X it changes nothing; with -X it is not supported)")
+      ->group(kSets);
   app->add_option("-l,--delimiter", f->pmrep.delimiter, "separate CSV columns with STR")
       ->type_name("STR")
       ->group(kSets);
@@ -150,7 +153,7 @@ void AddPmrepOptions(CLI::App* app, ReplayFlags* f) {
   // pmrep's options for reports replay does not print: refused, naming
   // the option, rather than read as metric names or unknown options.
   for (const char* name :
-       {"-1,--dynamic-header", "-2,--overall-rank", "-3,--overall-rank-alt", "-7,--fixed-header",
+       {"-1,--dynamic-header", "-2,--overall-rank", "-3,--overall-rank-alt",
         "-j,--live-filter", "-m,--include-labels",
         "--include-texts", "--daemonize"}) {
     app->add_flag_callback(name, [f, name] { f->pmrep.refused.push_back(name); },
@@ -538,6 +541,11 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
     }
     // pmrep's table by default, as pmrep's stdout output.
     if (!dump && !json && !stats && !csv && f.plot.empty() && f.html.empty()) text = true;
+    if (f.pmrep.fixed_header && text && pmrep->colxrow) {
+      // Rows of the instances each fetch has: not replay's table.
+      return Fail("pmrep option -7 (--fixed-header) with -X is not supported by replay: its "
+                  "report would not be pmrep's; leave it out, or use pmrep");
+    }
   }
   if (!metrics.empty() && !dump) {
     // Named metrics may be PCP's global derived ones (kernel.cpu.util.user);

@@ -303,7 +303,9 @@ class PmrepSetsTest(unittest.TestCase):
             p, q = self.both(a + [":unbound", "-G", "-s", "4"] + output)
             self.assertNotEqual(p.returncode, 0)
             self.assertNotEqual(q.returncode, 0)
-        for flag in (["-7"], ["-1"], ["-m", "-o", "csv"]):
+        # -7 changes nothing without -X, as in pmrep.
+        self.assertEqual(self.same(a + [":q", "-s", "3", "-7"]), self.same(a + [":q", "-s", "3"]))
+        for flag in (["-7", "-X", "inst"], ["-1"], ["-m", "-o", "csv"]):
             p, q = self.both(a + [":q", "-s", "2"] + flag)
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertNotEqual(q.returncode, 0)
