@@ -92,7 +92,7 @@ bool Off(const std::string& v) {
 // Options that change what pmrep prints in ways replay does not follow.
 constexpr absl::string_view kUnsupported[] = {
     "overall_rank", "overall_rank_alt", "sort_metric", "live_filter",
-    "dynamic_header", "fixed_header", "include_labels",
+    "fixed_header", "include_labels",
 };
 
 // One option read from a file (pmconfig.py's set_attr, the keys replay
@@ -101,10 +101,8 @@ constexpr absl::string_view kUnsupported[] = {
 absl::Status SetOption(const std::string& key, const std::string& raw, const std::string& where,
                        PmrepResolved* r) {
   const std::string v = format::OptionValue(raw);
-  if (std::find(std::begin(kUnsupported), std::end(kUnsupported), key) != std::end(kUnsupported) ||
-      key == "names_change") {
-    // names_change = 2 is pmrep's "update": dynamic headers.
-    const bool on = key == "names_change" ? v == "2" : !Off(v);
+  if (std::find(std::begin(kUnsupported), std::end(kUnsupported), key) != std::end(kUnsupported)) {
+    const bool on = !Off(v);
     std::erase_if(r->unsupported, [&](const PmrepUnsupported& u) { return u.key == key; });
     if (on) r->unsupported.push_back({key, where});
     return absl::OkStatus();
@@ -114,7 +112,13 @@ absl::Status SetOption(const std::string& key, const std::string& raw, const std
     return absl::SimpleAtoi(v, out) ? absl::OkStatus() : BadOption(key, "Integer expected");
   };
   int64_t n = 0;
-  if (key == "extheader") {
+  if (key == "dynamic_header") {
+    r->dynamic_header = !Off(v);
+  } else if (key == "names_change") {
+    // 2, pmrep's "update": -1's header; 0 and 1 (abort) change nothing in
+    // an archive, whose names do not change between fetches.
+    r->names_change = v;
+  } else if (key == "extheader") {
     r->extheader = !Off(v);
   } else if (key == "separate_header") {
     r->separate_header = !Off(v);
@@ -279,6 +283,16 @@ absl::StatusOr<PmrepResolved> ResolvePmrep(const PmrepCommandLine& cl) {
   if (cl.extended_csv) r.extcsv = true;
   if (cl.extended_header) r.extheader = true;
   if (cl.separate_header) r.separate_header = true;
+  if (cl.dynamic_header) r.dynamic_header = true;
+  if (cl.names_change) {
+    const std::string& a = *cl.names_change;
+    if (a != "ignore" && a != "abort" && a != "update") {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Unknown names-change action '", a, "' specified."));
+    }
+    r.names_change = a == "update" ? "2" : a == "abort" ? "1" : "0";
+  }
+  if (r.names_change == "2") r.dynamic_header = true;
   if (cl.omit_flat) o.omit_flat = true;
   if (cl.delimiter) r.delimiter = *cl.delimiter;
   if (cl.timefmt) r.timefmt = *cl.timefmt;

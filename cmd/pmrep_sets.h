@@ -31,6 +31,8 @@ struct PmrepCommandLine {
   bool extended_header = false;         // -x
   bool separate_header = false;         // -g
   bool fixed_header = false;            // -7 (refused with colxrow)
+  bool dynamic_header = false;          // -1
+  std::optional<std::string> names_change;  // -4: ignore, abort, update
   std::optional<std::string> delimiter; // -l
   std::optional<std::string> timefmt;   // -f
   std::optional<int> precision, precision_force;  // -P, -0
@@ -78,6 +80,8 @@ struct PmrepResolved {
   bool extcsv = false;  // -k: CSV rows begin with the host and the interval
   bool extheader = false;  // -x: pmrep's extended header first
   bool separate_header = false;  // -g: the table's columns numbered, listed first
+  bool dynamic_header = false;   // -1 (or names_change = 2): each row's instances
+  std::string names_change = "0";  // as pmrep keeps it: "0", "1" (abort), "2" (update)
   // The table's (pmrep's stdout output).
   bool unitinfo = true, instinfo = true, timestamp = false;
   int repeat_header = 0;  // -1: auto

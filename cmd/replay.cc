@@ -108,6 +108,14 @@ void AddPmrepOptions(CLI::App* app, ReplayFlags* f) {
                 "pmrep's table headed by its columns' numbers, each listed first with its "
                 "metric, instance and units")
       ->group(kSets);
+  app->add_flag("-1,--dynamic-header", f->pmrep.dynamic_header,
+                "pmrep's report of the instances each row has values for, the header again "
+                "when they change (not with -X)")
+      ->group(kSets);
+  app->add_option("-4,--names-change", f->pmrep.names_change,
+                  "as pmrep: ignore, or update (as -1); abort is not supported")
+      ->type_name("ACTION")
+      ->group(kSets);
   app->add_flag("-7,--fixed-header", f->pmrep.fixed_header,
                 "as pmrep -7 (without -X it changes nothing; with -X it is not supported)")
       ->group(kSets);
@@ -153,7 +161,7 @@ void AddPmrepOptions(CLI::App* app, ReplayFlags* f) {
   // pmrep's options for reports replay does not print: refused, naming
   // the option, rather than read as metric names or unknown options.
   for (const char* name :
-       {"-1,--dynamic-header", "-2,--overall-rank", "-3,--overall-rank-alt",
+       {"-2,--overall-rank", "-3,--overall-rank-alt",
         "-j,--live-filter", "-m,--include-labels",
         "--include-texts", "--daemonize"}) {
     app->add_flag_callback(name, [f, name] { f->pmrep.refused.push_back(name); },
@@ -165,7 +173,7 @@ void AddPmrepOptions(CLI::App* app, ReplayFlags* f) {
                   "the other metrics of their instance domains")
       ->type_name("METRIC")
       ->group(kSets);
-  for (const char* name : {"-4,--names-change", "-6,--sort-metric",
+  for (const char* name : {"-6,--sort-metric",
                            "-K,--spec-local"}) {
     app->add_option_function<std::string>(
            name, [f, name](const std::string&) { f->pmrep.refused.push_back(name); },
@@ -541,6 +549,10 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
     }
     // pmrep's table by default, as pmrep's stdout output.
     if (!dump && !json && !stats && !csv && f.plot.empty() && f.html.empty()) text = true;
+    if (pmrep->dynamic_header && text && pmrep->colxrow) {
+      return Fail("pmrep option -1 (--dynamic-header) with -X is not supported by replay: its "
+                  "report would not be pmrep's; leave it out, or use pmrep");
+    }
     if (f.pmrep.fixed_header && text && pmrep->colxrow) {
       // Rows of the instances each fetch has: not replay's table.
       return Fail("pmrep option -7 (--fixed-header) with -X is not supported by replay: its "
@@ -654,7 +666,8 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
     if (csv && pmrep) {
       archiver::PmrepCsvFormat format{pmrep->header, pmrep->delimiter.value_or(","),
                                       pmrep->timefmt.value_or("%Y-%m-%d %H:%M:%S"), pmrep->extcsv,
-                                      run};
+                                      run, pmrep->dynamic_header,
+                                      std::max(pmrep->header ? pmrep->repeat_header : 0, 0)};
       owned.push_back(std::make_unique<archiver::PmrepCsvOutput>(stdout, std::move(format),
                                                                  pmrep_cells(), samples));
     } else if (csv) {
@@ -674,6 +687,8 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
       format.colxrow = pmrep->colxrow;
       format.run = run;
       format.separate_header = pmrep->separate_header;
+      format.dynamic_header = pmrep->dynamic_header;
+      format.width_option = pmrep->options.width;
       owned.push_back(std::make_unique<archiver::PmrepTextOutput>(stdout, std::move(format),
                                                                   pmrep_cells(), samples));
     } else if (text) {

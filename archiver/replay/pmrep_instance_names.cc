@@ -54,17 +54,25 @@ PmrepInstanceNames::Timeline InDomTimeline(const ArchiveSet& archives,
       for (const format::InDom& d : it->second) {
         PmrepInstanceNames::Observation o;
         o.ns = d.timestamp.sec * 1000000000 + d.timestamp.nsec;
+        std::vector<std::pair<int32_t, std::string>> named;
         for (const format::InDomInstance& i : d.instances) {
-          if (!i.deleted) o.insts.push_back(i.inst);
+          if (!i.deleted) named.emplace_back(i.inst, i.name);
         }
-        std::sort(o.insts.begin(), o.insts.end());
+        std::stable_sort(named.begin(), named.end(),
+                         [](const auto& x, const auto& y) { return x.first < y.first; });
+        for (auto& [inst, name] : named) {
+          o.insts.push_back(inst);
+          o.names.push_back(std::move(name));
+        }
         obs.push_back(std::move(o));
       }
     }
     std::stable_sort(obs.begin(), obs.end(),
                      [](const auto& a, const auto& b) { return a.ns < b.ns; });
     obs.erase(std::unique(obs.begin(), obs.end(),
-                          [](const auto& a, const auto& b) { return a.insts == b.insts; }),
+                          [](const auto& a, const auto& b) {
+                            return a.insts == b.insts && a.names == b.names;
+                          }),
               obs.end());
     std::vector<int32_t> every;
     for (const PmrepInstanceNames::Observation& o : obs) {

@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -36,6 +37,7 @@ class PmrepInstanceNames {
   struct Observation {
     int64_t ns = 0;
     std::vector<int32_t> insts;  // sorted
+    std::vector<std::string> names;  // of insts, the same order
     bool all = false;            // every instance the domain ever holds
   };
   // Per instance domain, its observations oldest first.
@@ -69,6 +71,14 @@ class PmrepInstanceNames {
   static bool Named(const Known& known, int32_t inst) {
     return known != nullptr &&
            (known->all || std::binary_search(known->insts.begin(), known->insts.end(), inst));
+  }
+  // The name `known` gives `inst` (null: none): the fetchgroup's, which a
+  // dynamic header shows (a number reused keeps the cached name).
+  static const std::string* NameOf(const Known& known, int32_t inst) {
+    if (known == nullptr) return nullptr;
+    auto it = std::lower_bound(known->insts.begin(), known->insts.end(), inst);
+    if (it == known->insts.end() || *it != inst) return nullptr;
+    return &known->names[it - known->insts.begin()];
   }
 
  private:

@@ -542,6 +542,36 @@ absl::Status PmrepCells::SetPredicate(const std::string& predicate, const Column
   return absl::OkStatus();
 }
 
+const std::string& PmrepCells::InstanceName(const ColumnSet& set, size_t i) const {
+  const PmrepColumn& c = columns_[i];
+  if (c.metric < outputs_.size()) {
+    const int32_t inst = set.columns()[c.column].inst;
+    if (const std::string* name = PmrepInstanceNames::NameOf(outputs_[c.metric], inst)) {
+      return *name;
+    }
+  }
+  return c.instance;
+}
+
+void PmrepPresentColumns(const std::vector<PmrepColumn>& columns, const ColumnSet& set,
+                         const std::vector<PmrepCell>& cells, std::vector<size_t>* out) {
+  out->clear();
+  size_t begin = 0;
+  for (size_t i = 0; i < columns.size(); ++i) {
+    if (i > 0 && columns[i].metric != columns[i - 1].metric) begin = out->size();
+    if (cells[i].kind == PmrepCell::kNone) continue;
+    out->push_back(i);
+    // Kept in instance order as they come (an insertion: few are out of it).
+    for (size_t k = out->size() - 1; k > begin; --k) {
+      if (set.columns()[columns[(*out)[k - 1]].column].inst <=
+          set.columns()[columns[(*out)[k]].column].inst) {
+        break;
+      }
+      std::swap((*out)[k - 1], (*out)[k]);
+    }
+  }
+}
+
 double PmrepSeconds(format::Timestamp before, format::Timestamp now) {
   // As pmtimespecSub: the seconds' difference and the nanoseconds' (which
   // may be negative) summed in long double, rounded once to double.

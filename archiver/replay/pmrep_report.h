@@ -142,6 +142,9 @@ class PmrepCells {
   // Errors as pmrep's: a name not among the shown metrics, one without
   // instances, one of strings.
   absl::Status SetPredicate(const std::string& predicate, const ColumnSet& set);
+  // The name pmrep's fetchgroup gives column `i`'s instance at the last
+  // Take (its cache's; -1's header shows it), else the column's own.
+  const std::string& InstanceName(const ColumnSet& set, size_t i) const;
   // The cells of `row`, a row of `set`'s columns; valid until the next call.
   const std::vector<PmrepCell>& Take(const ColumnSet& set, const Row& row);
 
@@ -175,6 +178,12 @@ class PmrepCells {
   Row prev_;
   bool have_prev_ = false;
 };
+
+// pmrep's dynamic header (-1): the columns of `cells` holding a value (its
+// results after limits and rank), metric by metric, each metric's by
+// instance number (the fetchgroup's order), into `out`.
+void PmrepPresentColumns(const std::vector<PmrepColumn>& columns, const ColumnSet& set,
+                         const std::vector<PmrepCell>& cells, std::vector<size_t>* out);
 
 // The seconds between two rows as pmrep's fetchgroup takes them
 // (pmtimespecSub: seconds and nanoseconds apart, summed in long double).

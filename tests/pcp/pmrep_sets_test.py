@@ -305,7 +305,7 @@ class PmrepSetsTest(unittest.TestCase):
             self.assertNotEqual(q.returncode, 0)
         # -7 changes nothing without -X, as in pmrep.
         self.assertEqual(self.same(a + [":q", "-s", "3", "-7"]), self.same(a + [":q", "-s", "3"]))
-        for flag in (["-7", "-X", "inst"], ["-1"], ["-m", "-o", "csv"]):
+        for flag in (["-7", "-X", "inst"], ["-1", "-X", "inst"], ["-m", "-o", "csv"]):
             p, q = self.both(a + [":q", "-s", "2"] + flag)
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertNotEqual(q.returncode, 0)
@@ -373,6 +373,27 @@ class PmrepSetsTest(unittest.TestCase):
         conf = self.conf_file("sep.conf", "[sep]\nseparate_header = yes\nmmv.app.queue = q,,,,\n")
         out = self.same(["-c", conf, "-a", os.path.join(LIVE, "ml3"), ":sep", "-s", "3"])
         self.assertIn('[ 1] - mmv.app.queue["a"] - count', out)
+
+    def test_dynamic_header_as_pmrep(self):
+        # -1 (dynamic_header, names_change = 2, -4 update): each row the
+        # instances with values (after limits and rank) in instance order,
+        # the header again when they change (CSV too, and every -E rows
+        # there), the instance names the fetchgroup's at that row; on
+        # processes coming and going (PCP QA's 20201109-b) and on a grid.
+        c = ["-c", self.conf_file("empty_d.conf", ""), "-s", "12"]
+        procs = ["-a", os.path.join(PCPQA, "20201109-b"), "proc.psinfo.rss",
+                 "proc.psinfo.utime", "kernel.all.load"]
+        for extra in (["-1"], ["-1", "-o", "csv"], ["-1", "-u", "-o", "csv"], ["-1", "-J", "3"],
+                      ["-1", "-g", "-p"], ["-1", "-E", "2", "-o", "csv"], ["-4", "update", "-u"],
+                      ["-1", "-8", "100000", "-u"], ["-1", "-k", "-o", "csv", "-H"]):
+            self.same(c + procs + extra)
+        out = self.same(c + procs + ["-1", "-u", "-o", "csv"])
+        self.assertGreater(out.count("Time,"), 2)  # the instances changed
+        linux = ["-a", self.linux, "disk.dev.read", "network.interface.in.bytes", "hinv.ncpu"]
+        for extra in (["-1", "-t", "0.7"], ["-1", "-w", "6"], ["-1", "-U", "--no-inst-info"]):
+            self.same(c + linux + extra)
+        conf = self.conf_file("dyn.conf", "[dyn]\nnames_change = 2\nproc.psinfo.rss = r,,,,\n")
+        self.same(["-c", conf, "-s", "8", "-a", os.path.join(PCPQA, "20201109-b"), ":dyn", "-u"])
 
     def test_options_only_pmrep_has_ask_for_its_report(self):
         # -k, -J, -N and -E with plain metric names (no :SET, no -c):

@@ -36,6 +36,11 @@ struct PmrepCsvFormat {
   // pmrep -x: its extended header first (what the command line said of
   // the run; the rest comes from the replay's header).
   std::optional<PmrepRunAsked> run;
+  // pmrep -1: each row's columns those with a value (PmrepPresentColumns),
+  // the header written again when they change or every `repeat_header`
+  // rows (0: only then).
+  bool dynamic_header = false;
+  int repeat_header = 0;
 };
 
 class PmrepCsvOutput : public Output {
@@ -61,6 +66,10 @@ class PmrepCsvOutput : public Output {
   int64_t rows_ = 0;
   double prev_seconds_ = 0;  // extended: the row before's time
   std::string offset_;       // extended: " UTC-4", found at the first row
+  void WriteHeader(const std::vector<size_t>* shown);
+  std::vector<size_t> present_, prev_present_;  // dynamic: the columns shown
+  int lines_ = 0;                                // dynamic: rows since the header
+  std::string line_;                             // a row's beginning
 };
 
 }  // namespace mmvlog::archiver

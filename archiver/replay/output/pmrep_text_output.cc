@@ -81,6 +81,7 @@ void PmrepTextOutput::Begin(const ReplayHeader& header) {
     }
   }
   if (!format_.header) format_.repeat_header = 0;
+  if (format_.dynamic_header && format_.repeat_header < 0) format_.repeat_header = 0;
   repeat_auto_ = format_.repeat_header < 0;
   if (repeat_auto_) {
     // "auto" without a terminal: Python's terminal size falls back to 24
@@ -92,7 +93,7 @@ void PmrepTextOutput::Begin(const ReplayHeader& header) {
             ? 24 / static_cast<int>(instances_.size()) - (format_.unitinfo ? 2 : 1)
             : 24 - (format_.unitinfo ? 3 : 2) - (instances ? 1 : 0);
   }
-  if (format_.header) WriteHeader();
+  if (format_.header && !format_.dynamic_header) WriteHeader();
 }
 
 void PmrepTextOutput::WriteHeader() {
@@ -135,9 +136,13 @@ void PmrepTextOutput::WriteHeader() {
 // and units; a blank line; the numbers in the columns' (labels') widths.
 void PmrepTextOutput::WriteSeparateHeader() {
   std::string& out = text_.buffer();
-  auto line = [&](size_t k, int c, const PmrepColumn& col) {
+  auto line = [&](size_t k, int c, size_t i) {
+    const PmrepColumn& col = columns()[i];
     absl::StrAppend(&out, "[", Right(absl::StrCat(k), c), "] - ", col.metric_name);
-    if (!col.instance.empty()) absl::StrAppend(&out, "[\"", col.instance, "\"]");
+    // -1: the fetchgroup's name of the instance now.
+    const std::string& name =
+        format_.dynamic_header ? cells_.InstanceName(*header_.columns, i) : col.instance;
+    if (!col.instance.empty() && !name.empty()) absl::StrAppend(&out, "[\"", name, "\"]");
     if (format_.unitinfo) {
       absl::StrAppend(&out, " - ", col.unit_label.empty() ? "none" : col.unit_label);
     }
@@ -149,7 +154,7 @@ void PmrepTextOutput::WriteSeparateHeader() {
     const int c = static_cast<int>(absl::StrCat(metrics).size()) + 1;
     for (size_t k = 0; k < labels_.size(); ++k) {
       for (const auto& metric : labels_[k].metrics) {
-        for (const auto& [instance, i] : metric) line(k + 1, c, columns()[i]);
+        for (const auto& [instance, i] : metric) line(k + 1, c, i);
       }
     }
     absl::StrAppend(&out, "\n", lead, format_.delimiter, Right("", colxrow_width_));
@@ -159,12 +164,66 @@ void PmrepTextOutput::WriteSeparateHeader() {
     out += "\n";
     return;
   }
-  const int c = static_cast<int>(absl::StrCat(columns().size()).size()) + 1;
-  for (size_t i = 0; i < columns().size(); ++i) line(i + 1, c, columns()[i]);
+  // Every column, or (-1) those shown.
+  const size_t n = format_.dynamic_header ? present_.size() : columns().size();
+  auto at = [&](size_t k) { return format_.dynamic_header ? present_[k] : k; };
+  const int c = static_cast<int>(absl::StrCat(n).size()) + 1;
+  for (size_t k = 0; k < n; ++k) line(k + 1, c, at(k));
   out += "\n";
   out += lead;
-  for (size_t i = 0; i < columns().size(); ++i) {
-    absl::StrAppend(&out, format_.delimiter, Right(absl::StrCat(i + 1), columns()[i].width));
+  for (size_t k = 0; k < n; ++k) {
+    absl::StrAppend(&out, format_.delimiter, Right(absl::StrCat(k + 1), columns()[at(k)].width));
+  }
+  out += "\n";
+}
+
+// The header of the columns shown (present_), as pmrep's
+// write_header_stdout with results: instance names once a metric so far
+// has an instance domain, the instances' line when any metric has one.
+void PmrepTextOutput::WriteDynamicHeader() {
+  if (format_.separate_header) return WriteSeparateHeader();
+  const std::string lead = std::string(time_width_, ' ') + format_.delimiter;
+  std::vector<uint8_t> indom_so_far(columns().empty() ? 0 : columns().back().metric + 1, 0);
+  for (const PmrepColumn& c : columns()) indom_so_far[c.metric] |= !c.instance.empty();
+  for (size_t m = 1; m < indom_so_far.size(); ++m) indom_so_far[m] |= indom_so_far[m - 1];
+  std::string names = lead, insts = lead, units = lead;
+  for (size_t k = 0; k < present_.size(); ++k) {
+    const PmrepColumn& c = columns()[present_[k]];
+    if (k > 0) {
+      names += format_.delimiter;
+      insts += format_.delimiter;
+      units += format_.delimiter;
+    }
+    names += Right(c.label, c.width);
+    const std::string& name = cells_.InstanceName(*header_.columns, present_[k]);
+    const bool named = indom_so_far[c.metric] && !c.instance.empty() && !name.empty();
+    insts += Right(named ? name : format_.delimiter, c.width);
+    units += Right(c.unit_label, c.width);
+  }
+  std::string& out = text_.buffer();
+  absl::StrAppend(&out, names, "\n");
+  if (format_.instinfo && !indom_so_far.empty() && indom_so_far.back()) {
+    absl::StrAppend(&out, insts, "\n");
+  }
+  if (format_.unitinfo) absl::StrAppend(&out, units, "\n");
+}
+
+// A row of the columns shown; none: "N/A" as wide as -w says.
+void PmrepTextOutput::WriteDynamicRow(const std::string& time,
+                                      const std::vector<std::string>& cells) {
+  std::string& out = text_.buffer();
+  out += time;
+  out += format_.delimiter;
+  if (cells.empty()) {
+    const std::string na = "N/A";
+    if (static_cast<int>(na.size()) < format_.width_option) {
+      out.append(format_.width_option - na.size(), ' ');
+    }
+    out += na;
+  }
+  for (size_t i = 0; i < cells.size(); ++i) {
+    if (i > 0) out += format_.delimiter;
+    out += cells[i];
   }
   out += "\n";
 }
@@ -186,6 +245,32 @@ bool PmrepTextOutput::TakeRow(const Row& row) {
   if (row.mark) return true;
   if (max_rows_ > 0 && rows_ >= max_rows_) return false;
   ++rows_;
+  std::string time;
+  if (format_.timestamp) {
+    time = PmrepTime(format_.timefmt, row.time, header_.zone);
+    if (time.size() < time_width_) time.append(time_width_ - time.size(), ' ');
+  }
+  if (format_.dynamic_header) {
+    // pmrep's dynamic_header_update: a header when the columns with
+    // values change, or every repeat_header rows (0: at the first).
+    const std::vector<PmrepCell>& taken = cells_.Take(*header_.columns, row);
+    PmrepPresentColumns(columns(), *header_.columns, taken, &present_);
+    if (!present_.empty() && (lines_ == format_.repeat_header || present_ != prev_present_)) {
+      if (format_.header) {
+        if (any_row_) text_.buffer() += "\n";
+        WriteDynamicHeader();
+      }
+      lines_ = 0;
+    }
+    ++lines_;
+    prev_present_ = present_;
+    any_row_ = true;
+    std::vector<std::string> cells;
+    for (size_t i : present_) cells.push_back(CellText(i, taken[i]));
+    WriteDynamicRow(time, cells);
+    text_.MaybeFlush();
+    return max_rows_ == 0 || rows_ < max_rows_;
+  }
   // pmrep's test: at N rows when asked for N; when auto, once the rows
   // reach the number (which can be 0 or less: a header before every row).
   if ((!repeat_auto_ && lines_ > 0 && lines_ == format_.repeat_header) ||
@@ -195,11 +280,6 @@ bool PmrepTextOutput::TakeRow(const Row& row) {
     lines_ = 0;
   }
   ++lines_;
-  std::string time;
-  if (format_.timestamp) {
-    time = PmrepTime(format_.timefmt, row.time, header_.zone);
-    if (time.size() < time_width_) time.append(time_width_ - time.size(), ' ');
-  }
   const std::vector<PmrepCell>& taken = cells_.Take(*header_.columns, row);
   std::vector<std::string> cells(taken.size());
   for (size_t i = 0; i < taken.size(); ++i) cells[i] = CellText(i, taken[i]);

@@ -47,6 +47,10 @@ struct PmrepTextFormat {
   // -g: the columns numbered and listed ("[ 1] - disk.dev.read["sda"] -
   // count/s"), the header a line of their numbers (not with colxrow).
   bool separate_header = false;
+  // -1: the columns of each row those with a value (PmrepPresentColumns),
+  // the header written again when they change (not with colxrow).
+  bool dynamic_header = false;
+  int width_option = 0;  // -w (0: none): a row without values is "N/A" this wide
 };
 
 class PmrepTextOutput : public Output {
@@ -66,6 +70,8 @@ class PmrepTextOutput : public Output {
  private:
   void WriteHeader();
   void WriteSeparateHeader();
+  void WriteDynamicHeader();
+  void WriteDynamicRow(const std::string& time, const std::vector<std::string>& cells);
   void WriteSwapped(const std::string& time, const std::vector<std::string>& cells);
   std::string CellText(size_t i, const PmrepCell& cell) const;
   const std::vector<PmrepColumn>& columns() const { return cells_.columns(); }
@@ -88,6 +94,10 @@ class PmrepTextOutput : public Output {
   std::vector<Label> labels_;
   std::vector<std::string> instances_;
   int colxrow_width_ = 8;  // the instance column's
+  // -1: the columns shown (present_) and those of the row before; whether
+  // a row came before (the header after one is set apart by a blank line).
+  std::vector<size_t> present_, prev_present_;
+  bool any_row_ = false;
 };
 
 }  // namespace mmvlog::archiver
