@@ -91,7 +91,7 @@ bool Off(const std::string& v) {
 
 // Options that change what pmrep prints in ways replay does not follow.
 constexpr absl::string_view kUnsupported[] = {
-    "overall_rank", "overall_rank_alt", "sort_metric", "live_filter",
+    "sort_metric", "live_filter",
     "fixed_header", "include_labels",
 };
 
@@ -112,7 +112,11 @@ absl::Status SetOption(const std::string& key, const std::string& raw, const std
     return absl::SimpleAtoi(v, out) ? absl::OkStatus() : BadOption(key, "Integer expected");
   };
   int64_t n = 0;
-  if (key == "dynamic_header") {
+  if (key == "overall_rank") {
+    r->overall_rank = !Off(v);
+  } else if (key == "overall_rank_alt") {
+    r->overall_rank_alt = !Off(v);
+  } else if (key == "dynamic_header") {
     r->dynamic_header = !Off(v);
   } else if (key == "names_change") {
     // 2, pmrep's "update": -1's header; 0 and 1 (abort) change nothing in
@@ -293,6 +297,9 @@ absl::StatusOr<PmrepResolved> ResolvePmrep(const PmrepCommandLine& cl) {
     r.names_change = a == "update" ? "2" : a == "abort" ? "1" : "0";
   }
   if (r.names_change == "2") r.dynamic_header = true;
+  if (cl.overall_rank) r.overall_rank = true;
+  if (cl.overall_rank_alt) r.overall_rank_alt = true;
+  if (r.overall_rank_alt) r.overall_rank = true;
   if (cl.omit_flat) o.omit_flat = true;
   if (cl.delimiter) r.delimiter = *cl.delimiter;
   if (cl.timefmt) r.timefmt = *cl.timefmt;

@@ -32,6 +32,7 @@ struct PmrepCommandLine {
   bool separate_header = false;         // -g
   bool fixed_header = false;            // -7 (refused with colxrow)
   bool dynamic_header = false;          // -1
+  bool overall_rank = false, overall_rank_alt = false;  // -2, -3
   std::optional<std::string> names_change;  // -4: ignore, abort, update
   std::optional<std::string> delimiter; // -l
   std::optional<std::string> timefmt;   // -f
@@ -81,6 +82,7 @@ struct PmrepResolved {
   bool extheader = false;  // -x: pmrep's extended header first
   bool separate_header = false;  // -g: the table's columns numbered, listed first
   bool dynamic_header = false;   // -1 (or names_change = 2): each row's instances
+  bool overall_rank = false, overall_rank_alt = false;  // -2 (or -3), -3: no rows, the best at the end
   std::string names_change = "0";  // as pmrep keeps it: "0", "1" (abort), "2" (update)
   // The table's (pmrep's stdout output).
   bool unitinfo = true, instinfo = true, timestamp = false;

@@ -28,6 +28,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "archiver/replay/output/csv_output.h"
+#include "archiver/replay/output/pmrep_rank_output.h"
 #include "archiver/replay/output/pmrep_run_text.h"
 #include "archiver/replay/output/pmrep_csv_output.h"
 #include "archiver/replay/output/pmrep_text_output.h"
@@ -108,6 +109,12 @@ void AddPmrepOptions(CLI::App* app, ReplayFlags* f) {
                 "pmrep's table headed by its columns' numbers, each listed first with its "
                 "metric, instance and units")
       ->group(kSets);
+  app->add_flag("-2,--overall-rank", f->pmrep.overall_rank,
+                "no rows: at the end, each metric's -J best instances over the whole replay")
+      ->group(kSets);
+  app->add_flag("-3,--overall-rank-alt", f->pmrep.overall_rank_alt,
+                "as -2, a line per metric: metric,,\"'instance',...\"")
+      ->group(kSets);
   app->add_flag("-1,--dynamic-header", f->pmrep.dynamic_header,
                 "pmrep's report of the instances each row has values for, the header again "
                 "when they change (not with -X)")
@@ -161,8 +168,7 @@ void AddPmrepOptions(CLI::App* app, ReplayFlags* f) {
   // pmrep's options for reports replay does not print: refused, naming
   // the option, rather than read as metric names or unknown options.
   for (const char* name :
-       {"-2,--overall-rank", "-3,--overall-rank-alt",
-        "-j,--live-filter", "-m,--include-labels",
+       {"-j,--live-filter", "-m,--include-labels",
         "--include-texts", "--daemonize"}) {
     app->add_flag_callback(name, [f, name] { f->pmrep.refused.push_back(name); },
                            "pmrep's; not supported by replay")
@@ -549,6 +555,12 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
     }
     // pmrep's table by default, as pmrep's stdout output.
     if (!dump && !json && !stats && !csv && f.plot.empty() && f.html.empty()) text = true;
+    if (pmrep->overall_rank && pmrep->options.rank == 0) {
+      return Fail("Overall ranking requires ranking enabled.");
+    }
+    if (pmrep->overall_rank && (csv || json || dump || stats)) {
+      return Fail("Overall ranking supported only with archive input and stdout output.");
+    }
     if (pmrep->dynamic_header && text && pmrep->colxrow) {
       return Fail("pmrep option -1 (--dynamic-header) with -X is not supported by replay: its "
                   "report would not be pmrep's; leave it out, or use pmrep");
@@ -648,7 +660,9 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
   auto pmrep_cells = [&] {
     archiver::PmrepCells cells(pmrep_columns);
     cells.SetRank(pmrep->options.rank);
-    predicate_status.Update(cells.SetPredicate(pmrep->options.predicate, replay->columns()));
+    if (!pmrep->overall_rank) {  // pmrep's overall ranking takes no predicate
+      predicate_status.Update(cells.SetPredicate(pmrep->options.predicate, replay->columns()));
+    }
     std::vector<uint32_t> indoms;
     for (const archiver::ReplayMetric& m : replay->columns().metrics()) {
       if (m.desc.indom != format::kIndomNull) indoms.push_back(m.desc.indom);
@@ -675,7 +689,11 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
     }
     if (json) owned.push_back(std::make_unique<archiver::JsonOutput>(stdout, samples));
     if (stats) owned.push_back(std::make_unique<archiver::StatsOutput>(stdout, samples));
-    if (text && pmrep) {
+    if (text && pmrep && pmrep->overall_rank) {
+      owned.push_back(std::make_unique<archiver::PmrepRankOutput>(
+          stdout, pmrep_cells(), pmrep->options.rank, pmrep->overall_rank_alt,
+          pmrep->delimiter.value_or("  "), samples));
+    } else if (text && pmrep) {
       archiver::PmrepTextFormat format;
       format.header = pmrep->header;
       format.unitinfo = pmrep->unitinfo;

@@ -395,6 +395,29 @@ class PmrepSetsTest(unittest.TestCase):
         conf = self.conf_file("dyn.conf", "[dyn]\nnames_change = 2\nproc.psinfo.rss = r,,,,\n")
         self.same(["-c", conf, "-s", "8", "-a", os.path.join(PCPQA, "20201109-b"), ":dyn", "-u"])
 
+    def test_overall_rank_as_pmrep(self):
+        # -2 and -3 (overall_rank, overall_rank_alt): no rows, at the end
+        # each metric's |-J| best instances over the whole replay (one of
+        # a metric without instances, none of strings), ties as pmrep
+        # keeps them; pmrep's errors without -J and in CSV.
+        c = ["-c", self.conf_file("empty_o.conf", ""), "-5"]
+        metrics = ["disk.dev.read", "kernel.all.load", "proc.psinfo.rss", "hinv.ncpu",
+                   "kernel.uname.release", "network.interface.in.bytes"]
+        for archive in (os.path.join(PCPQA, "20201109-b"), self.linux):
+            chosen = metrics if archive != self.linux else metrics[:1] + metrics[3:]
+            for extra in (["-2", "-J", "3"], ["-3", "-J", "3"], ["-2", "-J", "-2", "-u"],
+                          ["-3", "-J", "-1", "-r"], ["-2", "-J", "2", "-t", "3", "-s", "9"],
+                          ["-2", "-J", "4", "-l", "|", "-8", "10"]):
+                out = self.same(c + ["-a", archive] + chosen + extra)
+                self.assertRegex(out, r"(disk.dev.read|kernel.all.load)")
+        conf = self.conf_file("orank.conf", "[orank]\noverall_rank_alt = yes\nrank = 2\n"
+                                            "proc.psinfo.rss = r,,,,\n")
+        self.same(["-c", conf, "-a", os.path.join(PCPQA, "20201109-b"), ":orank"])
+        for extra in (["-2"], ["-2", "-J", "1", "-o", "csv"]):
+            p, q = self.both(c + ["-a", self.linux, "disk.dev.read"] + extra)
+            self.assertEqual((p.returncode, q.returncode), (1, 1))
+            self.assertIn(p.stderr.strip(), q.stderr)
+
     def test_options_only_pmrep_has_ask_for_its_report(self):
         # -k, -J, -N and -E with plain metric names (no :SET, no -c):
         # pmrep's report, not replay's own CSV or table.
