@@ -97,34 +97,9 @@ void AddPmrepOptions(CLI::App* app, ReplayFlags* f) {
       ->type_name("FILE")
       ->group(kSets);
   app->add_flag("-H,--no-header", f->pmrep.no_header, "omit the CSV header line")->group(kSets);
-  app->add_flag("-k,--extended-csv", f->pmrep.extended_csv,
-                "CSV rows begin with the host and the seconds since the last row, and their "
-                "times end with the zone's offset, as pmrep -k")
-      ->group(kSets);
-  app->add_flag("-x,--extended-header", f->pmrep.extended_header,
-                "begin with pmrep's extended header (archive, host, zone, window, metrics, "
-                "samples, interval, duration)")
-      ->group(kSets);
-  app->add_flag("-g,--separate-header", f->pmrep.separate_header,
-                "pmrep's table headed by its columns' numbers, each listed first with its "
-                "metric, instance and units")
-      ->group(kSets);
-  app->add_flag("-2,--overall-rank", f->pmrep.overall_rank,
-                "no rows: at the end, each metric's -J best instances over the whole replay")
-      ->group(kSets);
-  app->add_flag("-3,--overall-rank-alt", f->pmrep.overall_rank_alt,
-                "as -2, a line per metric: metric,,\"'instance',...\"")
-      ->group(kSets);
-  app->add_flag("-1,--dynamic-header", f->pmrep.dynamic_header,
-                "pmrep's report of the instances each row has values for, the header again "
-                "when they change (not with -X)")
-      ->group(kSets);
   app->add_option("-4,--names-change", f->pmrep.names_change,
                   "as pmrep: ignore, or update (as -1); abort is not supported")
       ->type_name("ACTION")
-      ->group(kSets);
-  app->add_flag("-7,--fixed-header", f->pmrep.fixed_header,
-                "as pmrep -7 (without -X it changes nothing; with -X it is not supported)")
       ->group(kSets);
   app->add_option("-l,--delimiter", f->pmrep.delimiter, "separate CSV columns with STR")
       ->type_name("STR")
@@ -142,8 +117,26 @@ void AddPmrepOptions(CLI::App* app, ReplayFlags* f) {
       ->group(kSets);
   // pmrep's switches, each a flag.
   for (auto [name, to, what] : {
-           std::tuple{"-R,--raw-prefer", &f->pmrep.raw_prefer,
-                      "counters as stored where a metric's spec does not say"},
+           std::tuple{"-k,--extended-csv", &f->pmrep.extended_csv,
+                      "CSV rows begin with the host and the seconds since the last row, and "
+                      "their times end with the zone's offset, as pmrep -k"},
+           {"-x,--extended-header", &f->pmrep.extended_header,
+            "begin with pmrep's extended header (archive, host, zone, window, metrics, "
+            "samples, interval, duration)"},
+           {"-g,--separate-header", &f->pmrep.separate_header,
+            "pmrep's table headed by its columns' numbers, each listed first with its "
+            "metric, instance and units"},
+           {"-2,--overall-rank", &f->pmrep.overall_rank,
+            "no rows: at the end, each metric's -J best instances over the whole replay"},
+           {"-3,--overall-rank-alt", &f->pmrep.overall_rank_alt,
+            "as -2, a line per metric: metric,,\"'instance',...\""},
+           {"-1,--dynamic-header", &f->pmrep.dynamic_header,
+            "pmrep's report of the instances each row has values for, the header again "
+            "when they change (not with -X)"},
+           {"-7,--fixed-header", &f->pmrep.fixed_header,
+            "as pmrep -7 (without -X it changes nothing; with -X it is not supported)"},
+           {"-R,--raw-prefer", &f->pmrep.raw_prefer,
+            "counters as stored where a metric's spec does not say"},
            {"-5,--ignore-unknown", &f->pmrep.ignore_unknown, "leave out metrics the archives lack"},
            {"-I,--ignore-incompat", &f->pmrep.ignore_incompat,
             "leave out metrics pmrep cannot show (their type, instances or units)"},
