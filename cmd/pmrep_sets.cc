@@ -91,7 +91,7 @@ bool Off(const std::string& v) {
 
 // Options that change what pmrep prints in ways replay does not follow.
 constexpr absl::string_view kUnsupported[] = {
-    "sort_metric", "live_filter",
+    "sort_metric",
     "fixed_header", "include_labels",
 };
 
@@ -112,7 +112,11 @@ absl::Status SetOption(const std::string& key, const std::string& raw, const std
     return absl::SimpleAtoi(v, out) ? absl::OkStatus() : BadOption(key, "Integer expected");
   };
   int64_t n = 0;
-  if (key == "overall_rank") {
+  if (key == "live_filter") {
+    r->options.live_filter = !Off(v);
+  } else if (key == "invert_filter") {
+    r->options.invert_filter = !Off(v);
+  } else if (key == "overall_rank") {
     r->overall_rank = !Off(v);
   } else if (key == "overall_rank_alt") {
     r->overall_rank_alt = !Off(v);
@@ -297,6 +301,8 @@ absl::StatusOr<PmrepResolved> ResolvePmrep(const PmrepCommandLine& cl) {
     r.names_change = a == "update" ? "2" : a == "abort" ? "1" : "0";
   }
   if (r.names_change == "2") r.dynamic_header = true;
+  if (cl.live_filter) o.live_filter = true;
+  if (cl.invert_filter) o.invert_filter = true;
   if (cl.overall_rank) r.overall_rank = true;
   if (cl.overall_rank_alt) r.overall_rank_alt = true;
   if (r.overall_rank_alt) r.overall_rank = true;

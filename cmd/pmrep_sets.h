@@ -32,6 +32,7 @@ struct PmrepCommandLine {
   bool separate_header = false;         // -g
   bool fixed_header = false;            // -7 (refused with colxrow)
   bool dynamic_header = false;          // -1
+  bool live_filter = false, invert_filter = false;  // -j, -n
   bool overall_rank = false, overall_rank_alt = false;  // -2, -3
   std::optional<std::string> names_change;  // -4: ignore, abort, update
   std::optional<std::string> delimiter; // -l

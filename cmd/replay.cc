@@ -133,6 +133,9 @@ void AddPmrepOptions(CLI::App* app, ReplayFlags* f) {
            {"-1,--dynamic-header", &f->pmrep.dynamic_header,
             "pmrep's report of the instances each row has values for, the header again "
             "when they change (not with -X)"},
+           {"-j,--live-filter", &f->pmrep.live_filter,
+            "every instance a column, each row's values only of instances whose current name "
+            "-i (or the spec) matches"},
            {"-7,--fixed-header", &f->pmrep.fixed_header,
             "as pmrep -7 (without -X it changes nothing; with -X it is not supported)"},
            {"-R,--raw-prefer", &f->pmrep.raw_prefer,
@@ -145,9 +148,8 @@ void AddPmrepOptions(CLI::App* app, ReplayFlags* f) {
            {"-d,--delay", &f->delay, "pause the interval between rows on a grid, as pmrep -d"}}) {
     app->add_flag(name, *to, what)->group(kSets);
   }
-  app->add_flag_callback("-n,--invert-filter", [] {},  // changes nothing here
-                         "as pmrep (it reorders ranking and live filtering, which replay does "
-                         "not do)")
+  app->add_flag("-n,--invert-filter", f->pmrep.invert_filter,
+                "with -j, the live filter after the ranking (as pmrep)")
       ->group(kSets);
   for (auto [name, to, what] :
        {std::tuple{"-8,--limit-filter", &f->pmrep.limit_filter,
@@ -160,9 +162,7 @@ void AddPmrepOptions(CLI::App* app, ReplayFlags* f) {
   }
   // pmrep's options for reports replay does not print: refused, naming
   // the option, rather than read as metric names or unknown options.
-  for (const char* name :
-       {"-j,--live-filter", "-m,--include-labels",
-        "--include-texts", "--daemonize"}) {
+  for (const char* name : {"-m,--include-labels", "--include-texts", "--daemonize"}) {
     app->add_flag_callback(name, [f, name] { f->pmrep.refused.push_back(name); },
                            "pmrep's; not supported by replay")
         ->group("");  // not in --help: refused
@@ -653,6 +653,7 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
   auto pmrep_cells = [&] {
     archiver::PmrepCells cells(pmrep_columns);
     cells.SetRank(pmrep->options.rank);
+    cells.SetInvertFilter(pmrep->options.invert_filter);
     if (!pmrep->overall_rank) {  // pmrep's overall ranking takes no predicate
       predicate_status.Update(cells.SetPredicate(pmrep->options.predicate, replay->columns()));
     }

@@ -144,7 +144,20 @@ absl::Status AddMetric(const PmrepOptions& o, const format::PmrepMetric& spec,
   const bool indom = d.indom != format::kIndomNull && !cols.empty() &&
                      set.columns()[cols[0]].inst != -1;
   if (o.omit_flat && !indom) return absl::OkStatus();  // pmconfig.py's check_metric
-  if (indom && !wanted.empty()) {
+  std::shared_ptr<const PmrepLiveFilter> base_live;
+  if (indom && !wanted.empty() && o.live_filter) {
+    // -j: every instance a column, the patterns matched at each row.
+    auto live = std::make_shared<PmrepLiveFilter>();
+    for (const std::string& r : wanted) {
+      try {
+        live->res.emplace_back(r, std::regex::ECMAScript);
+      } catch (const std::regex_error& e) {
+        return absl::InvalidArgumentError(absl::StrCat("Invalid regex '", r, "': ", e.what(), "."));
+      }
+      live->patterns.push_back(r);
+    }
+    base_live = std::move(live);
+  } else if (indom && !wanted.empty()) {
     absl::StatusOr<std::vector<size_t>> chosen = ChooseInstances(set, m, wanted);
     if (!chosen.ok()) return chosen.status();
     if (chosen->empty()) return absl::OkStatus();  // pmrep leaves the metric out
@@ -159,6 +172,7 @@ absl::Status AddMetric(const PmrepOptions& o, const format::PmrepMetric& spec,
     label += " / s";
   }
   PmrepColumn base;
+  base.live = std::move(base_live);
   base.type = format::kTypeDouble;
   if (!string) {
     absl::StatusOr<format::ScaleConversion> conv = format::ConvertToSpec(units, label);
@@ -404,7 +418,60 @@ const std::vector<PmrepCell>& PmrepCells::Take(const ColumnSet& set, const Row& 
   }
   prev_ = row;
   have_prev_ = true;
-  return rank_ == 0 && predicate_indoms_.empty() ? cells_ : Ranked(set);
+  const bool ranks = rank_ != 0 || !predicate_indoms_.empty();
+  if (!any_live_) return ranks ? Ranked(set, cells_) : cells_;
+  // pmconfig.py get_ranked_results: the live filter before the ranking,
+  // or after it when inverted (-n).
+  live_ = cells_;
+  if (!invert_) {
+    FilterLive(set, live_);
+    return ranks ? Ranked(set, live_) : live_;
+  }
+  if (ranks) live_ = Ranked(set, cells_);
+  FilterLive(set, live_);
+  return live_;
+}
+
+void PmrepCells::FilterLive(const ColumnSet& set, std::vector<PmrepCell>& cells) const {
+  for (size_t i = 0; i < columns_.size(); ++i) {
+    if (columns_[i].live == nullptr || cells[i].kind == PmrepCell::kNone) continue;
+    if (set.columns()[columns_[i].column].inst < 0) continue;  // a singular value
+    if (!columns_[i].live->Keeps(InstanceName(set, i))) cells[i].kind = PmrepCell::kNone;
+  }
+}
+
+bool PmrepLiveFilter::Keeps(const std::string& name) const {
+  // A process's command by its base name, for a pattern of letters,
+  // digits and ". _ -" only (get_proc_basename).
+  const size_t sp = name.find(' ');
+  const bool process = sp != std::string::npos && sp > 0 &&
+                       std::all_of(name.begin(), name.begin() + sp,
+                                   [](char ch) { return ch >= '0' && ch <= '9'; });
+  if (process) {
+    std::string cmd = name.substr(sp + 1);
+    cmd = cmd.substr(0, cmd.find(' '));
+    if (!cmd.empty() && cmd.front() == '(') {
+      cmd = cmd.size() >= 2 ? cmd.substr(1, cmd.size() - 2) : "";  // a kernel thread
+    } else {
+      if (!cmd.empty() && cmd.front() == '-') cmd.erase(0, 1);
+      if (!cmd.empty() && cmd.back() == ':') cmd.pop_back();
+      if (const size_t slash = cmd.rfind('/'); slash != std::string::npos) cmd.erase(0, slash + 1);
+    }
+    for (const std::string& p : patterns) {
+      std::string bare;
+      for (char ch : p) {
+        if (ch != '.' && ch != '_' && ch != '-') bare += ch;
+      }
+      const bool alnum = !bare.empty() && std::all_of(bare.begin(), bare.end(), [](char ch) {
+        return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
+      });
+      if (alnum && p == cmd) return true;
+    }
+  }
+  for (const std::regex& re : res) {
+    if (std::regex_match(name, re)) return true;
+  }
+  return false;
 }
 
 namespace {
@@ -430,12 +497,13 @@ bool Before(const PmrepColumn& ca, const PmrepCell& a, const PmrepColumn& cb,
 
 }  // namespace
 
-const std::vector<PmrepCell>& PmrepCells::Ranked(const ColumnSet& set) {
+const std::vector<PmrepCell>& PmrepCells::Ranked(const ColumnSet& set,
+                                                  const std::vector<PmrepCell>& base) {
   // pmconfig.py get_ranked_results: each metric ranked (RankGroup); with
   // predicates, they are ranked first, then their limit applied, and a
   // metric of a predicate's instance domain keeps only the instances the
   // predicates kept there instead.
-  ranked_ = cells_;
+  ranked_ = base;
   auto group_end = [&](size_t begin) {
     size_t end = begin;
     while (end < columns_.size() && columns_[end].metric == columns_[begin].metric) ++end;

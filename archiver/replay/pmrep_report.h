@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,19 @@ struct PmrepOptions {
   bool omit_flat = false;           // omit_flat (-v): metrics without instances left out
   int width = 0;                    // width (-w): where the spec names none
   std::optional<int> width_force;   // width_force (-W)
+  // live_filter (-j): a metric's instances all its columns, each row's
+  // values only of those whose name its instances (or -i) match then;
+  // invert_filter (-n): that filter after the ranking, not before.
+  bool live_filter = false, invert_filter = false;
+};
+
+// pmrep's live filter of one metric (pmconfig.py filter_instance): its
+// instance patterns, each a regular expression over the whole name, or
+// for a process ("PID command") the command's base name.
+struct PmrepLiveFilter {
+  std::vector<std::string> patterns;
+  std::vector<std::regex> res;
+  bool Keeps(const std::string& name) const;
 };
 
 struct PmrepColumn {
@@ -87,6 +101,7 @@ struct PmrepColumn {
   std::string instance;    // the instance's name, "" for a singular metric
   std::string unit_label;  // "Kbyte", "ms/s", "count/s" (format_metric_label)
   int width = 3;           // the spec's, else the options', else the label's; at least 3
+  std::shared_ptr<const PmrepLiveFilter> live;  // -j: the metric's filter (null: none)
   size_t metric = 0;       // the shown metric it belongs to (0, 1, ... in order)
 };
 
@@ -128,7 +143,11 @@ struct PmrepCell {
 // cells (the fetchgroup keeps them). Shared by pmrep's CSV and table.
 class PmrepCells {
  public:
-  explicit PmrepCells(std::vector<PmrepColumn> columns) : columns_(std::move(columns)) {}
+  explicit PmrepCells(std::vector<PmrepColumn> columns) : columns_(std::move(columns)) {
+    for (const PmrepColumn& c : columns_) any_live_ |= c.live != nullptr;
+  }
+  // pmrep -n: the live filter after the ranking.
+  void SetInvertFilter(bool invert) { invert_ = invert; }
   const std::vector<PmrepColumn>& columns() const { return columns_; }
   // Values of instances pmrep's fetchgroup could not name are left out
   // (pmrep_instance_names.h); without it every instance is named.
@@ -149,7 +168,9 @@ class PmrepCells {
   const std::vector<PmrepCell>& Take(const ColumnSet& set, const Row& row);
 
  private:
-  const std::vector<PmrepCell>& Ranked(const ColumnSet& set);
+  const std::vector<PmrepCell>& Ranked(const ColumnSet& set, const std::vector<PmrepCell>& base);
+  // -j: the values of `cells` whose instance the filter leaves out, blank.
+  void FilterLive(const ColumnSet& set, std::vector<PmrepCell>& cells) const;
   // Ranks columns_[begin, end) (one metric's) in ranked_.
   void RankGroup(const ColumnSet& set, size_t begin, size_t end);
   std::vector<PmrepColumn> columns_;
@@ -157,6 +178,8 @@ class PmrepCells {
   // cells_ with the values rank_ leaves out blank (cells_ keeps them: a
   // DISCRETE metric's kept cells are the fetchgroup's, not the ranked).
   std::vector<PmrepCell> ranked_;
+  std::vector<PmrepCell> live_;  // -j: cells_ filtered
+  bool any_live_ = false, invert_ = false;
   int64_t rank_ = 0;
   std::vector<size_t> order_;
   // Per shown metric: a predicate, its limit (taken off its columns: a

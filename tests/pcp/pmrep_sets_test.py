@@ -418,6 +418,24 @@ class PmrepSetsTest(unittest.TestCase):
             self.assertEqual((p.returncode, q.returncode), (1, 1))
             self.assertIn(p.stderr.strip(), q.stderr)
 
+    def test_live_filter_as_pmrep(self):
+        # -j (live_filter): every instance a column, each row's values of
+        # the instances whose name the patterns match then (a process by
+        # its command's base name too); -n: that filter after the ranking.
+        c = ["-c", self.conf_file("empty_j.conf", ""), "-5", "-s", "6",
+             "-a", os.path.join(PCPQA, "20201109-b"), "disk.dev.read", "proc.psinfo.rss"]
+        for extra in (["-j"], ["-j", "-i", "sd.*"], ["-j", "-i", "pmproxy,firefox,kthreadd"],
+                      ["-j", "-i", "firefox", "-1", "-u", "-o", "csv"], ["-j", "-i", ".*fox.*"],
+                      ["-j", "-n", "-i", "bash,firefox", "-J", "2", "-o", "csv"],
+                      ["-j", "-i", "firefox", "-J", "1", "-u"]):
+            self.same(c + extra)
+        out = self.same(c + ["-j", "-i", "firefox", "-1", "-u", "-o", "csv"])
+        self.assertIn("/firefox", out)
+        self.assertNotIn("pmproxy", out)
+        conf = self.conf_file("live.conf", "[live]\nlive_filter = yes\n"
+                                           "proc.psinfo.rss = r,firefox,,,\n")
+        self.same(["-c", conf, "-s", "4", "-a", os.path.join(PCPQA, "20201109-b"), ":live"])
+
     def test_options_only_pmrep_has_ask_for_its_report(self):
         # -k, -J, -N and -E with plain metric names (no :SET, no -c):
         # pmrep's report, not replay's own CSV or table.
