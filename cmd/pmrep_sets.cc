@@ -91,7 +91,6 @@ bool Off(const std::string& v) {
 
 // Options that change what pmrep prints in ways replay does not follow.
 constexpr absl::string_view kUnsupported[] = {
-    "sort_metric",
     "fixed_header", "include_labels",
 };
 
@@ -112,7 +111,9 @@ absl::Status SetOption(const std::string& key, const std::string& raw, const std
     return absl::SimpleAtoi(v, out) ? absl::OkStatus() : BadOption(key, "Integer expected");
   };
   int64_t n = 0;
-  if (key == "live_filter") {
+  if (key == "sort_metric") {
+    r->sort_metric = v;
+  } else if (key == "live_filter") {
     r->options.live_filter = !Off(v);
   } else if (key == "invert_filter") {
     r->options.invert_filter = !Off(v);
@@ -301,6 +302,7 @@ absl::StatusOr<PmrepResolved> ResolvePmrep(const PmrepCommandLine& cl) {
     r.names_change = a == "update" ? "2" : a == "abort" ? "1" : "0";
   }
   if (r.names_change == "2") r.dynamic_header = true;
+  if (cl.sort_metric) r.sort_metric = *cl.sort_metric;
   if (cl.live_filter) o.live_filter = true;
   if (cl.invert_filter) o.invert_filter = true;
   if (cl.overall_rank) r.overall_rank = true;

@@ -33,6 +33,7 @@ struct PmrepCommandLine {
   bool fixed_header = false;            // -7 (refused with colxrow)
   bool dynamic_header = false;          // -1
   bool live_filter = false, invert_filter = false;  // -j, -n
+  std::optional<std::string> sort_metric;           // -6
   bool overall_rank = false, overall_rank_alt = false;  // -2, -3
   std::optional<std::string> names_change;  // -4: ignore, abort, update
   std::optional<std::string> delimiter; // -l
@@ -84,7 +85,8 @@ struct PmrepResolved {
   bool separate_header = false;  // -g: the table's columns numbered, listed first
   bool dynamic_header = false;   // -1 (or names_change = 2): each row's instances
   bool overall_rank = false, overall_rank_alt = false;  // -2 (or -3), -3: no rows, the best at the end
-  std::string names_change = "0";  // as pmrep keeps it: "0", "1" (abort), "2" (update)
+  std::string names_change = "0";
+  std::string sort_metric;  // -6: "metric,-metric" ordering colxrow's instances  // as pmrep keeps it: "0", "1" (abort), "2" (update)
   // The table's (pmrep's stdout output).
   bool unitinfo = true, instinfo = true, timestamp = false;
   int repeat_header = 0;  // -1: auto

@@ -25,6 +25,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "archiver/replay/output/csv_output.h"
@@ -97,6 +98,11 @@ void AddPmrepOptions(CLI::App* app, ReplayFlags* f) {
       ->type_name("FILE")
       ->group(kSets);
   app->add_flag("-H,--no-header", f->pmrep.no_header, "omit the CSV header line")->group(kSets);
+  app->add_option("-6,--sort-metric", f->pmrep.sort_metric,
+                  "with -X, order each row's instances by these metrics' values (-METRIC: "
+                  "lowest first), as pmrep")
+      ->type_name("METRIC[,...]")
+      ->group(kSets);
   app->add_option("-4,--names-change", f->pmrep.names_change,
                   "as pmrep: ignore, or update (as -1); abort is not supported")
       ->type_name("ACTION")
@@ -172,8 +178,7 @@ void AddPmrepOptions(CLI::App* app, ReplayFlags* f) {
                   "the other metrics of their instance domains")
       ->type_name("METRIC")
       ->group(kSets);
-  for (const char* name : {"-6,--sort-metric",
-                           "-K,--spec-local"}) {
+  for (const char* name : {"-K,--spec-local"}) {
     app->add_option_function<std::string>(
            name, [f, name](const std::string&) { f->pmrep.refused.push_back(name); },
            "pmrep's; not supported by replay")
@@ -513,7 +518,7 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
     for (const PmrepUnsupported& u : pmrep->unsupported) {
       // What pmrep would print differs from what replay can: nothing
       // rather than another report.
-      const bool applies = u.key != "fixed_header" && u.key != "sort_metric";
+      const bool applies = u.key != "fixed_header";
       if (applies || (text && pmrep->colxrow.has_value())) {
         return Fail(absl::StrCat("pmrep option ", u.key, " (set in ", u.where,
                                  ") is not supported by replay: its report would not be "
@@ -583,11 +588,23 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
       archiver::Replay::Open(archives, selection, *derived, rules);
   if (!replay.ok()) return Fail(replay.status().message());
   std::vector<archiver::PmrepColumn> pmrep_columns;
+  std::vector<std::pair<size_t, bool>> sort_metrics;  // -6
   if (pmrep) {
     absl::StatusOr<std::vector<archiver::PmrepColumn>> laid =
         archiver::LayOutPmrepColumns(pmrep->options, replay->columns(), replay->unbound_derived());
     if (!laid.ok()) return Fail(laid.status().message());
     pmrep_columns = *std::move(laid);
+    // -6's metrics, checked as pmrep checks them.
+    for (absl::string_view s : absl::StrSplit(pmrep->sort_metric, ',', absl::SkipEmpty())) {
+      const bool highest = !absl::ConsumePrefix(&s, "-");
+      auto it = std::find_if(pmrep_columns.begin(), pmrep_columns.end(),
+                             [&](const archiver::PmrepColumn& c) { return c.metric_name == s; });
+      if (it == pmrep_columns.end()) {
+        return Fail(absl::StrCat("Sort reference metric ", s, " not part of metrics."));
+      }
+      if (it->instance.empty()) return Fail("Sort reference metric must have instances.");
+      sort_metrics.emplace_back(it->metric, highest);
+    }
   }
   if (!metrics.empty() && replay->columns().metrics().empty()) {
     return Fail(absl::StrCat("no metric matches ", absl::StrJoin(metrics, ", "),
@@ -700,6 +717,7 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
       format.run = run;
       format.separate_header = pmrep->separate_header;
       format.dynamic_header = pmrep->dynamic_header;
+      format.sort_metrics = sort_metrics;
       format.width_option = pmrep->options.width;
       owned.push_back(std::make_unique<archiver::PmrepTextOutput>(stdout, std::move(format),
                                                                   pmrep_cells(), samples));

@@ -23,7 +23,7 @@ _mmvlog_options() {
       echo "-a --archive -i --instances -e --derived -S --start -T --finish -O --origin -A --align \
 -t --interval -s --samples -z --hostzone -Z --timezone -o --output --dump --csv --json \
 --stats --text -r --raw -F --output-file --plot --html --follow --to-mmv --speed --interpolation -c --config \
--H --no-header -k --extended-csv -x --extended-header -g --separate-header -7 --fixed-header -1 --dynamic-header -2 --overall-rank -3 --overall-rank-alt -j --live-filter -4 --names-change -l --delimiter -f --timestamp-format -P --precision -0 --precision-force \
+-H --no-header -k --extended-csv -x --extended-header -g --separate-header -7 --fixed-header -1 --dynamic-header -2 --overall-rank -3 --overall-rank-alt -j --live-filter -6 --sort-metric -4 --names-change -l --delimiter -f --timestamp-format -P --precision -0 --precision-force \
 -R --raw-prefer -5 --ignore-unknown -q --count-scale -b --space-scale -y --time-scale \
 -Q --count-scale-force -B --space-scale-force -Y --time-scale-force -p --timestamps \
 -U --no-unit-info --no-inst-info -w --width -W --width-force -X --colxrow -E --repeat-header \

@@ -436,6 +436,23 @@ class PmrepSetsTest(unittest.TestCase):
                                            "proc.psinfo.rss = r,firefox,,,\n")
         self.same(["-c", conf, "-s", "4", "-a", os.path.join(PCPQA, "20201109-b"), ":live"])
 
+    def test_sort_metric_as_pmrep(self):
+        # -6 (sort_metric) with -X: each row's instances by the sort
+        # metrics' values (-METRIC: lowest first), the others after them
+        # in the order of the row before; pmrep's two errors.
+        c = ["-c", self.conf_file("empty_6.conf", ""), "-s", "8", "-X", "inst",
+             "-a", os.path.join(PCPQA, "20201109-b"), "disk.dev.read", "proc.psinfo.rss",
+             "mem.util.free"]
+        plain = self.same(c)
+        for sort in ("proc.psinfo.rss", "-proc.psinfo.rss", "disk.dev.read,-proc.psinfo.rss"):
+            out = self.same(c + ["-6", sort])
+            self.assertNotEqual(out, plain)
+        self.same(c + ["-6", "proc.psinfo.rss", "-J", "3", "-u"])
+        for bad in ("mem.util.free", "no.such.metric"):
+            p, q = self.both(c + ["-6", bad])
+            self.assertEqual((p.returncode, q.returncode), (1, 1))
+            self.assertIn(p.stderr.strip(), q.stderr)
+
     def test_options_only_pmrep_has_ask_for_its_report(self):
         # -k, -J, -N and -E with plain metric names (no :SET, no -c):
         # pmrep's report, not replay's own CSV or table.

@@ -284,6 +284,7 @@ bool PmrepTextOutput::TakeRow(const Row& row) {
   std::vector<std::string> cells(taken.size());
   for (size_t i = 0; i < taken.size(); ++i) cells[i] = CellText(i, taken[i]);
   if (format_.colxrow) {
+    if (!format_.sort_metrics.empty()) SortInstances(taken);
     WriteSwapped(time, cells);
   } else {
     std::string& out = text_.buffer();
@@ -297,6 +298,34 @@ bool PmrepTextOutput::TakeRow(const Row& row) {
   }
   text_.MaybeFlush();
   return max_rows_ == 0 || rows_ < max_rows_;
+}
+
+// pmrep's write_stdout_colxrow with sort_metric: each sort metric's
+// instances with values, by value (stable: ties in the fetchgroup's
+// order), then the rest in the order they had.
+void PmrepTextOutput::SortInstances(const std::vector<PmrepCell>& taken) {
+  PmrepPresentColumns(columns(), *header_.columns, taken, &present_);
+  std::vector<std::string> order;
+  for (const auto& [metric, highest] : format_.sort_metrics) {
+    std::vector<size_t> mine;
+    for (size_t i : present_) {
+      if (columns()[i].metric == metric) mine.push_back(i);
+    }
+    std::stable_sort(mine.begin(), mine.end(), [&](size_t a, size_t b) {
+      if (taken[a].kind == PmrepCell::kString || taken[b].kind == PmrepCell::kString) {
+        return highest ? taken[a].text > taken[b].text : taken[a].text < taken[b].text;
+      }
+      return highest ? taken[a].number > taken[b].number : taken[a].number < taken[b].number;
+    });
+    for (size_t i : mine) {
+      const std::string& name = cells_.InstanceName(*header_.columns, i);
+      if (std::find(order.begin(), order.end(), name) == order.end()) order.push_back(name);
+    }
+  }
+  for (const std::string& name : instances_) {
+    if (std::find(order.begin(), order.end(), name) == order.end()) order.push_back(name);
+  }
+  instances_ = std::move(order);
 }
 
 void PmrepTextOutput::WriteSwapped(const std::string& time,

@@ -51,6 +51,10 @@ struct PmrepTextFormat {
   // the header written again when they change (not with colxrow).
   bool dynamic_header = false;
   int width_option = 0;  // -w (0: none): a row without values is "N/A" this wide
+  // -6 with colxrow: the metrics (their index among those shown; true:
+  // highest first) whose values order each row's instances, the others
+  // after them in the order of the row before.
+  std::vector<std::pair<size_t, bool>> sort_metrics;
 };
 
 class PmrepTextOutput : public Output {
@@ -73,6 +77,7 @@ class PmrepTextOutput : public Output {
   void WriteDynamicHeader();
   void WriteDynamicRow(const std::string& time, const std::vector<std::string>& cells);
   void WriteSwapped(const std::string& time, const std::vector<std::string>& cells);
+  void SortInstances(const std::vector<PmrepCell>& taken);
   std::string CellText(size_t i, const PmrepCell& cell) const;
   const std::vector<PmrepColumn>& columns() const { return cells_.columns(); }
 
