@@ -57,17 +57,17 @@ struct PmrepCommandLine {
   std::optional<int64_t> limit_filter, limit_filter_force;  // -8, -9
   std::optional<int64_t> rank;                             // -J
   std::optional<std::string> predicate;                    // -N
-  // pmrep's options given whose report replay does not print ("-x
-  // (--extended-header)"): refused.
+  // pmrep's options given whose report replay does not print ("-m
+  // (--include-labels)"): refused.
   std::vector<std::string> refused;
 };
 
 // A pmrep option that is set (true, non-zero, named) but whose report
-// replay cannot print as pmrep does (overall ranking, dynamic headers,
-// labels in CSV ...): refused by replay, which prints nothing rather than what
-// pmrep would not.
+// replay cannot print as pmrep does (labels; a fixed header of swapped
+// columns): refused by replay, which prints nothing rather than what pmrep
+// would not.
 struct PmrepUnsupported {
-  std::string key;    // "overall_rank"
+  std::string key;    // "include_labels"
   std::string where;  // the file that set it
 };
 
