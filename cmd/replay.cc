@@ -660,7 +660,7 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
   std::optional<archiver::PmrepRunAsked> run;
   if (pmrep && pmrep->extheader) {
     run = archiver::PmrepRunAsked{PmrepSource(f.archives.empty() ? archives : f.archives), samples,
-                                  !f.finish.empty(),
+                                  !f.finish.empty(), pmrep->dynamic_header,
                                   archiver::LocalPcpTimeZone(), absl::Now()};
   }
 
@@ -703,7 +703,7 @@ int RunReplayShowing(const ReplayFlags& f, const Invocation& inv, bool* damaged)
     if (text && pmrep && pmrep->overall_rank) {
       owned.push_back(std::make_unique<archiver::PmrepRankOutput>(
           stdout, pmrep_cells(), pmrep->options.rank, pmrep->overall_rank_alt,
-          pmrep->delimiter.value_or("  "), samples));
+          pmrep->delimiter.value_or("  "), samples, run));
     } else if (text && pmrep) {
       archiver::PmrepTextFormat format;
       format.header = pmrep->header;

@@ -29,6 +29,7 @@ void PmrepRankOutput::Begin(const ReplayHeader& header) {
   Output::Begin(header);
   cells_.SetContextStep(header.grid ? absl::ToInt64Nanoseconds(header.step) : 0);
   best_.assign(cells_.columns().empty() ? 0 : cells_.columns().back().metric + 1, {});
+  if (run_) text_.buffer() += PmrepExtendedHeader(PmrepRunOf(*run_, header, cells_), false);
 }
 
 bool PmrepRankOutput::TakeRow(const Row& row) {

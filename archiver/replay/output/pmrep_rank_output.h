@@ -10,10 +10,12 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "archiver/replay/output.h"
+#include "archiver/replay/output/pmrep_run_text.h"
 #include "archiver/replay/pmrep_report.h"
 
 namespace mmvlog::archiver {
@@ -22,10 +24,11 @@ class PmrepRankOutput : public Output {
  public:
   // `rank`: pmrep's -J (not 0); `delimiter`: the table's; at most
   // `max_rows` rows taken (0: all).
+  // `run`: -x, the extended header first.
   PmrepRankOutput(std::FILE* to, PmrepCells cells, int64_t rank, bool alt, std::string delimiter,
-                  int64_t max_rows)
+                  int64_t max_rows, std::optional<PmrepRunAsked> run)
       : text_(to), cells_(std::move(cells)), rank_(rank), alt_(alt),
-        delimiter_(std::move(delimiter)), max_rows_(max_rows) {}
+        delimiter_(std::move(delimiter)), max_rows_(max_rows), run_(std::move(run)) {}
 
   void Begin(const ReplayHeader& header) override;
   bool TakeRow(const Row& row) override;
@@ -44,6 +47,7 @@ class PmrepRankOutput : public Output {
   bool alt_;
   std::string delimiter_;
   int64_t max_rows_;
+  std::optional<PmrepRunAsked> run_;
   int64_t rows_ = 0;
   std::vector<size_t> present_;
   // Per metric shown: the best so far, best first (pmrep's all_ranked).

@@ -86,6 +86,7 @@ PmrepRun PmrepRunOf(const PmrepRunAsked& asked, const ReplayHeader& header,
   run.interpolated = header.grid;
   run.interval = header.step;
   run.samples = asked.samples;
+  run.dynamic = asked.dynamic;
   run.instances = cells.columns().size();
   for (const PmrepColumn& c : cells.columns()) run.metrics = std::max(run.metrics, c.metric + 1);
   return run;
@@ -131,7 +132,8 @@ std::string PmrepExtendedHeader(const PmrepRun& run, bool csv) {
       comm, " timezone: ", zone, "\n",                                         //
       comm, "    start: ", AscTime(run.origin, run.zone), "\n",                //
       comm, "      end: ", AscTime(run.archive_end, run.zone), "\n",           //
-      comm, "  metrics: ", run.metrics, " (", n, n != 1 ? " instances" : " instance", ")\n",
+      comm, "  metrics: ", run.metrics, " (", n, n != 1 ? " instances" : " instance",
+      run.dynamic ? " present in archive" : "", ")\n",
       comm, "  samples: ", samples_text, "\n",                                 //
       comm, " interval: ", run.interpolated ? PythonFloat(interval) + " sec" : "N/A", "\n",
       comm, " duration: ", Readable(duration), "\n",                           //

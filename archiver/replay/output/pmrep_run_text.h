@@ -36,6 +36,7 @@ struct PmrepRun {
   int64_t samples = 0;         // -s (0: not given)
   size_t metrics = 0;          // the report's metrics
   size_t instances = 0;        // their columns (a singular metric's one)
+  bool dynamic = false;        // -1: "instances present in archive"
 };
 
 // What only the command line knows of a run.
@@ -43,6 +44,7 @@ struct PmrepRunAsked {
   std::string source;         // the archives as named, joined by ","
   int64_t samples = 0;        // -s (0: not given)
   bool finish_given = false;  // -T
+  bool dynamic = false;       // -1
   absl::TimeZone local;       // the machine's zone ($TZ)
   absl::Time now;
 };
