@@ -37,8 +37,8 @@ class PmrepInstanceNames {
   struct Observation {
     int64_t ns = 0;
     std::vector<int32_t> insts;  // sorted
-    std::vector<std::string> names;  // of insts, the same order
     bool all = false;            // every instance the domain ever holds
+    std::vector<std::string> names;  // of insts, the same order
   };
   // Per instance domain, its observations oldest first.
   using Timeline = absl::flat_hash_map<uint32_t, std::vector<Observation>>;

@@ -75,5 +75,24 @@ TEST(PmrepInstanceNames, ADomainThatNeverChangesSettles) {
   EXPECT_TRUE(PmrepInstanceNames::Named(known, 2));
 }
 
+TEST(PmrepInstanceNames, ANumberReusedKeepsTheCachedName) {
+  // Instance 3 renamed at 20 (a process id reused): a cache filled at 12
+  // and not refilled keeps the old name, as the fetchgroup's does (-1's
+  // header shows it); one filled after 20 has the new.
+  PmrepInstanceNames::Timeline t;
+  t[kIndom] = {{10, {1, 3}, false, {"1 init", "3 old"}}, {20, {1, 3}, false, {"1 init", "3 new"}}};
+  PmrepInstanceNames n(std::move(t));
+  PmrepInstanceNames::Known known;
+  n.Fetch(kIndom, false, {1, 3}, 12, &known);
+  n.Fetch(kIndom, false, {1, 3}, 25, &known);
+  ASSERT_NE(PmrepInstanceNames::NameOf(known, 3), nullptr);
+  EXPECT_EQ(*PmrepInstanceNames::NameOf(known, 3), "3 old");
+  EXPECT_EQ(PmrepInstanceNames::NameOf(known, 2), nullptr);
+  PmrepInstanceNames later(PmrepInstanceNames::Timeline{
+      {kIndom, {{10, {1, 3}, false, {"1 init", "3 old"}}, {20, {1, 3}, false, {"1 init", "3 new"}}}}});
+  later.Fetch(kIndom, false, {1, 3}, 25, &known);
+  EXPECT_EQ(*PmrepInstanceNames::NameOf(known, 3), "3 new");
+}
+
 }  // namespace
 }  // namespace mmvlog::archiver
