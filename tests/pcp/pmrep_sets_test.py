@@ -458,6 +458,17 @@ class PmrepSetsTest(unittest.TestCase):
             self.assertEqual((p.returncode, q.returncode), (1, 1))
             self.assertIn(p.stderr.strip(), q.stderr)
 
+    def test_finish_with_samples_spreads_rows_as_pmrep(self):
+        # -T with -s: pmrep's interval is the window's seconds between two
+        # timevals as doubles, divided, read back as a timeval (20201109-b
+        # starts at 22:00:04.333004: -T +1.1 -s 2 ends at .433003, where
+        # the exact division gave .433004).
+        c = ["-c", self.conf_file("empty_t.conf", ""), "-a", os.path.join(PCPQA, "20201109-b"),
+             "-o", "csv", "-f", "%H:%M:%S.%f", "hinv.ncpu"]
+        for window in (["-T", "+1.1", "-s", "2"], ["-T", "+5.3", "-s", "3"],
+                       ["-T", "+33.3", "-s", "7"], ["-S", "+2", "-T", "+10.1", "-s", "4"]):
+            self.same(c + window)
+
     def test_options_only_pmrep_has_ask_for_its_report(self):
         # -k, -J, -N and -E with plain metric names (no :SET, no -c):
         # pmrep's report, not replay's own CSV or table.
