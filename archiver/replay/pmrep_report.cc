@@ -474,11 +474,7 @@ bool PmrepLiveFilter::Keeps(const std::string& name) const {
   return false;
 }
 
-namespace {
-
-// pmrep's sort key of a cell with a value: a string's text, else its
-// number (an exact 64-bit integer as the integer Python holds).
-bool Before(const PmrepColumn& ca, const PmrepCell& a, const PmrepColumn& cb,
+bool PmrepValueBefore(const PmrepColumn& ca, const PmrepCell& a, const PmrepColumn& cb,
             const PmrepCell& b) {
   if (a.kind == PmrepCell::kString || b.kind == PmrepCell::kString) return a.text < b.text;
   if (a.exact && b.exact) {
@@ -495,7 +491,6 @@ bool Before(const PmrepColumn& ca, const PmrepCell& a, const PmrepColumn& cb,
   return a.number < b.number;
 }
 
-}  // namespace
 
 const std::vector<PmrepCell>& PmrepCells::Ranked(const ColumnSet& set,
                                                   const std::vector<PmrepCell>& base) {
@@ -564,10 +559,10 @@ void PmrepCells::RankGroup(const ColumnSet& set, size_t begin, size_t end) {
   }
   if (order_.size() <= keep) return;
   std::sort(order_.begin(), order_.end(), [&](size_t x, size_t y) {
-    const bool xy = rank_ > 0 ? Before(columns_[y], ranked_[y], columns_[x], ranked_[x])
-                              : Before(columns_[x], ranked_[x], columns_[y], ranked_[y]);
-    const bool yx = rank_ > 0 ? Before(columns_[x], ranked_[x], columns_[y], ranked_[y])
-                              : Before(columns_[y], ranked_[y], columns_[x], ranked_[x]);
+    const bool xy = rank_ > 0 ? PmrepValueBefore(columns_[y], ranked_[y], columns_[x], ranked_[x])
+                              : PmrepValueBefore(columns_[x], ranked_[x], columns_[y], ranked_[y]);
+    const bool yx = rank_ > 0 ? PmrepValueBefore(columns_[x], ranked_[x], columns_[y], ranked_[y])
+                              : PmrepValueBefore(columns_[y], ranked_[y], columns_[x], ranked_[x]);
     if (xy != yx) return xy;
     const int32_t ix = set.columns()[columns_[x].column].inst;
     const int32_t iy = set.columns()[columns_[y].column].inst;

@@ -202,6 +202,12 @@ class PmrepCells {
   bool have_prev_ = false;
 };
 
+// pmrep's order of two cells with values (its rank, overall rank and sort
+// metric sort by it): a string's text, else the number (an exact 64-bit
+// integer as the integer Python holds); a NaN before every number.
+bool PmrepValueBefore(const PmrepColumn& ca, const PmrepCell& a, const PmrepColumn& cb,
+                      const PmrepCell& b);
+
 // pmrep's dynamic header (-1): the columns of `cells` holding a value (its
 // results after limits and rank), metric by metric, each metric's by
 // instance number (the fetchgroup's order), into `out`.

@@ -17,12 +17,6 @@ std::string RightPad(const std::string& s, size_t w) {
   return s.size() >= w ? s : std::string(w - s.size(), ' ') + s;
 }
 
-// The value's number for ordering (Python compares ints and floats as numbers).
-long double Value(const PmrepCell& c) {
-  if (c.exact) return static_cast<long double>(c.integer);
-  return c.number;
-}
-
 }  // namespace
 
 void PmrepRankOutput::Begin(const ReplayHeader& header) {
@@ -41,10 +35,11 @@ bool PmrepRankOutput::TakeRow(const Row& row) {
   // fetchgroup's order, then sorted by value as pmconfig.py's rank() does.
   PmrepPresentColumns(cells_.columns(), *header_.columns, cells, &present_);
   const bool highest = rank_ > 0;
-  auto better = [&](const Ranked& a, const Ranked& b) {
-    return highest ? Value(a.cell) > Value(b.cell) : Value(a.cell) < Value(b.cell);
-  };
   const std::vector<PmrepColumn>& columns = cells_.columns();
+  auto better = [&](const Ranked& a, const Ranked& b) {
+    return highest ? PmrepValueBefore(columns[b.column], b.cell, columns[a.column], a.cell)
+                   : PmrepValueBefore(columns[a.column], a.cell, columns[b.column], b.cell);
+  };
   size_t k = 0;
   for (size_t m = 0; m < best_.size(); ++m) {
     std::vector<Ranked> now;

@@ -110,23 +110,31 @@ void PmrepTextOutput::WriteHeader() {
     if (format_.unitinfo) absl::StrAppend(&text_.buffer(), units, "\n");
     return;
   }
+  // pmrep's write_header_stdout: every column, or (-1) those shown; an
+  // instance's name once a metric so far has an instance domain, the
+  // instances' line when any metric has one.
+  std::vector<uint8_t> indom_so_far(columns().empty() ? 0 : columns().back().metric + 1, 0);
+  for (const PmrepColumn& c : columns()) indom_so_far[c.metric] |= !c.instance.empty();
+  for (size_t m = 1; m < indom_so_far.size(); ++m) indom_so_far[m] |= indom_so_far[m - 1];
   std::string names = lead, insts = lead, units = lead;
-  bool any_instance = false;
-  for (size_t i = 0; i < columns().size(); ++i) {
-    const PmrepColumn& c = columns()[i];
-    if (i > 0) {
+  for (size_t k = 0; k < ShownCount(); ++k) {
+    const PmrepColumn& c = columns()[Shown(k)];
+    if (k > 0) {
       names += format_.delimiter;
       insts += format_.delimiter;
       units += format_.delimiter;
     }
-    any_instance |= !c.instance.empty();
     names += Right(c.label, c.width);
-    insts += Right(any_instance && !c.instance.empty() ? c.instance : format_.delimiter, c.width);
+    const std::string& name = ShownInstance(Shown(k));
+    const bool named = indom_so_far[c.metric] && !c.instance.empty() && !name.empty();
+    insts += Right(named ? name : format_.delimiter, c.width);
     units += Right(c.unit_label, c.width);
   }
   std::string& out = text_.buffer();
   absl::StrAppend(&out, names, "\n");
-  if (format_.instinfo && any_instance) absl::StrAppend(&out, insts, "\n");
+  if (format_.instinfo && !indom_so_far.empty() && indom_so_far.back()) {
+    absl::StrAppend(&out, insts, "\n");
+  }
   if (format_.unitinfo) absl::StrAppend(&out, units, "\n");
 }
 
@@ -139,9 +147,7 @@ void PmrepTextOutput::WriteSeparateHeader() {
   auto line = [&](size_t k, int c, size_t i) {
     const PmrepColumn& col = columns()[i];
     absl::StrAppend(&out, "[", Right(absl::StrCat(k), c), "] - ", col.metric_name);
-    // -1: the fetchgroup's name of the instance now.
-    const std::string& name =
-        format_.dynamic_header ? cells_.InstanceName(*header_.columns, i) : col.instance;
+    const std::string& name = ShownInstance(i);
     if (!col.instance.empty() && !name.empty()) absl::StrAppend(&out, "[\"", name, "\"]");
     if (format_.unitinfo) {
       absl::StrAppend(&out, " - ", col.unit_label.empty() ? "none" : col.unit_label);
@@ -164,53 +170,19 @@ void PmrepTextOutput::WriteSeparateHeader() {
     out += "\n";
     return;
   }
-  // Every column, or (-1) those shown.
-  const size_t n = format_.dynamic_header ? present_.size() : columns().size();
-  auto at = [&](size_t k) { return format_.dynamic_header ? present_[k] : k; };
-  const int c = static_cast<int>(absl::StrCat(n).size()) + 1;
-  for (size_t k = 0; k < n; ++k) line(k + 1, c, at(k));
+  const int c = static_cast<int>(absl::StrCat(ShownCount()).size()) + 1;
+  for (size_t k = 0; k < ShownCount(); ++k) line(k + 1, c, Shown(k));
   out += "\n";
   out += lead;
-  for (size_t k = 0; k < n; ++k) {
-    absl::StrAppend(&out, format_.delimiter, Right(absl::StrCat(k + 1), columns()[at(k)].width));
+  for (size_t k = 0; k < ShownCount(); ++k) {
+    absl::StrAppend(&out, format_.delimiter, Right(absl::StrCat(k + 1), columns()[Shown(k)].width));
   }
   out += "\n";
 }
 
-// The header of the columns shown (present_), as pmrep's
-// write_header_stdout with results: instance names once a metric so far
-// has an instance domain, the instances' line when any metric has one.
-void PmrepTextOutput::WriteDynamicHeader() {
-  if (format_.separate_header) return WriteSeparateHeader();
-  const std::string lead = std::string(time_width_, ' ') + format_.delimiter;
-  std::vector<uint8_t> indom_so_far(columns().empty() ? 0 : columns().back().metric + 1, 0);
-  for (const PmrepColumn& c : columns()) indom_so_far[c.metric] |= !c.instance.empty();
-  for (size_t m = 1; m < indom_so_far.size(); ++m) indom_so_far[m] |= indom_so_far[m - 1];
-  std::string names = lead, insts = lead, units = lead;
-  for (size_t k = 0; k < present_.size(); ++k) {
-    const PmrepColumn& c = columns()[present_[k]];
-    if (k > 0) {
-      names += format_.delimiter;
-      insts += format_.delimiter;
-      units += format_.delimiter;
-    }
-    names += Right(c.label, c.width);
-    const std::string& name = cells_.InstanceName(*header_.columns, present_[k]);
-    const bool named = indom_so_far[c.metric] && !c.instance.empty() && !name.empty();
-    insts += Right(named ? name : format_.delimiter, c.width);
-    units += Right(c.unit_label, c.width);
-  }
-  std::string& out = text_.buffer();
-  absl::StrAppend(&out, names, "\n");
-  if (format_.instinfo && !indom_so_far.empty() && indom_so_far.back()) {
-    absl::StrAppend(&out, insts, "\n");
-  }
-  if (format_.unitinfo) absl::StrAppend(&out, units, "\n");
-}
-
-// A row of the columns shown; none: "N/A" as wide as -w says.
-void PmrepTextOutput::WriteDynamicRow(const std::string& time,
-                                      const std::vector<std::string>& cells) {
+// A row of the columns' cells; none (-1, no values): "N/A" as wide as -w
+// says.
+void PmrepTextOutput::WriteRow(const std::string& time, const std::vector<std::string>& cells) {
   std::string& out = text_.buffer();
   out += time;
   out += format_.delimiter;
@@ -258,7 +230,7 @@ bool PmrepTextOutput::TakeRow(const Row& row) {
     if (!present_.empty() && (lines_ == format_.repeat_header || present_ != prev_present_)) {
       if (format_.header) {
         if (any_row_) text_.buffer() += "\n";
-        WriteDynamicHeader();
+        WriteHeader();
       }
       lines_ = 0;
     }
@@ -267,7 +239,7 @@ bool PmrepTextOutput::TakeRow(const Row& row) {
     any_row_ = true;
     std::vector<std::string> cells;
     for (size_t i : present_) cells.push_back(CellText(i, taken[i]));
-    WriteDynamicRow(time, cells);
+    WriteRow(time, cells);
     text_.MaybeFlush();
     return max_rows_ == 0 || rows_ < max_rows_;
   }
@@ -287,14 +259,7 @@ bool PmrepTextOutput::TakeRow(const Row& row) {
     if (!format_.sort_metrics.empty()) SortInstances(taken);
     WriteSwapped(time, cells);
   } else {
-    std::string& out = text_.buffer();
-    out += time;
-    out += format_.delimiter;
-    for (size_t i = 0; i < cells.size(); ++i) {
-      if (i > 0) out += format_.delimiter;
-      out += cells[i];
-    }
-    out += "\n";
+    WriteRow(time, cells);
   }
   text_.MaybeFlush();
   return max_rows_ == 0 || rows_ < max_rows_;
@@ -312,10 +277,8 @@ void PmrepTextOutput::SortInstances(const std::vector<PmrepCell>& taken) {
       if (columns()[i].metric == metric) mine.push_back(i);
     }
     std::stable_sort(mine.begin(), mine.end(), [&](size_t a, size_t b) {
-      if (taken[a].kind == PmrepCell::kString || taken[b].kind == PmrepCell::kString) {
-        return highest ? taken[a].text > taken[b].text : taken[a].text < taken[b].text;
-      }
-      return highest ? taken[a].number > taken[b].number : taken[a].number < taken[b].number;
+      return highest ? PmrepValueBefore(columns()[b], taken[b], columns()[a], taken[a])
+                     : PmrepValueBefore(columns()[a], taken[a], columns()[b], taken[b]);
     });
     for (size_t i : mine) {
       const std::string& name = cells_.InstanceName(*header_.columns, i);

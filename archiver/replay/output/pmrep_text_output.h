@@ -74,8 +74,15 @@ class PmrepTextOutput : public Output {
  private:
   void WriteHeader();
   void WriteSeparateHeader();
-  void WriteDynamicHeader();
-  void WriteDynamicRow(const std::string& time, const std::vector<std::string>& cells);
+  void WriteRow(const std::string& time, const std::vector<std::string>& cells);
+  // The columns a header names: every column, or (-1) those of the row.
+  size_t ShownCount() const { return format_.dynamic_header ? present_.size() : columns().size(); }
+  size_t Shown(size_t k) const { return format_.dynamic_header ? present_[k] : k; }
+  // Column i's instance as the header names it (-1: the fetchgroup's now).
+  const std::string& ShownInstance(size_t i) const {
+    return format_.dynamic_header ? cells_.InstanceName(*header_.columns, i)
+                                  : columns()[i].instance;
+  }
   void WriteSwapped(const std::string& time, const std::vector<std::string>& cells);
   void SortInstances(const std::vector<PmrepCell>& taken);
   std::string CellText(size_t i, const PmrepCell& cell) const;
