@@ -104,7 +104,7 @@ void AddPmrepOptions(CLI::App* app, ReplayFlags* f) {
       ->type_name("METRIC[,...]")
       ->group(kSets);
   app->add_option("-4,--names-change", f->pmrep.names_change,
-                  "as pmrep: ignore, or update (as -1); abort is not supported")
+                  "as pmrep: update (as -1); ignore and abort change nothing in an archive")
       ->type_name("ACTION")
       ->group(kSets);
   app->add_option("-l,--delimiter", f->pmrep.delimiter, "separate CSV columns with STR")
