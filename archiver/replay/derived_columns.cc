@@ -351,6 +351,8 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
     operand_ints_.assign(operands.metrics().size(), {});
     operand_bits_.assign(operands.metrics().size(), {});
     operand_side_by_side_.assign(operands.metrics().size(), 0);
+    operand_insts_.assign(operands.metrics().size(), {});
+    operand_own_insts_.assign(operands.metrics().size(), {});
     operand_grid_order_.assign(operands.metrics().size(), {});
     operand_grid_same_.assign(operands.metrics().size(), 0);
     for (size_t m = 0; m < operands.metrics().size(); ++m) {
@@ -360,6 +362,7 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
         side_by_side = columns[i] == columns[0] + i;
       }
       operand_side_by_side_[m] = side_by_side;
+      for (size_t c : columns) operand_own_insts_[m].push_back(operands.columns()[c].inst);
       operand_grid_order_[m] = InterpolatedOrder(columns, operands.columns());
       operand_grid_same_[m] = operand_grid_order_[m] == columns;
     }
@@ -425,14 +428,18 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
       if ((first == kUint || first == kInt) &&
           std::memcmp(k, k + 1, columns.size() - 1) == 0) {
         cached.bits = std::span<const uint64_t>(in.bits.data() + columns.front(), columns.size());
+        cached.insts = operand_own_insts_[m];
         cached.is_signed = first == kInt;
         operand_ints_ok_[m] = 1;
         return &cached;
       }
     }
     std::vector<uint64_t>& gathered = operand_bits_[m];
+    std::vector<int32_t>& insts = operand_insts_[m];
     gathered.resize(columns.size());
+    insts.resize(columns.size());
     uint64_t* w = gathered.data();
+    int32_t* wi = insts.data();
     bool ints = false, uints = false;
     for (size_t c : columns) {
       const Operand o = ValueAt(operands, in, c);
@@ -446,16 +453,24 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
         continue;  // no value, as for `values`
       }
       *w++ = o.bits;
+      *wi++ = o.inst;
     }
     if (w == gathered.data()) {
       if (const Row::OffNull* o = OffNullOf(in, columns)) {
         if (o->kind == kDouble) return nullptr;
+        // Under instance 0, as `values` gives it.
+        gathered.resize(1);
+        insts.resize(1);
+        w = gathered.data();
+        wi = insts.data();
         *w++ = o->bits;
+        *wi++ = 0;
         (o->kind == kInt ? ints : uints) = true;
       }
     }
     if (ints && uints) return nullptr;
     cached.bits = std::span<const uint64_t>(gathered.data(), w - gathered.data());
+    cached.insts = std::span<const int32_t>(insts.data(), wi - insts.data());
     cached.is_signed = ints;
     operand_ints_ok_[m] = 1;
     return &cached;
@@ -498,14 +513,16 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
         row_.strings.emplace_back(in.strings[ValueAt(operands, in, from).bits]);
         continue;
       }
+      // Converted from long double once (an x87 store each time).
+      const double number = static_cast<double>(v.v);
       if (kind == kUint || kind == kInt) {
         row_.bits[c] = format::DeriveIntegerBits(v.v, kind == kInt);
       } else {
-        row_.bits[c] = std::bit_cast<uint64_t>(static_cast<double>(v.v));
+        row_.bits[c] = std::bit_cast<uint64_t>(number);
       }
       if (!rate) {
         row_.shown[c] = kNumber;
-        row_.numbers[c] = static_cast<double>(v.v);
+        row_.numbers[c] = number;
         continue;
       }
       const bool had = prev_has_[c] != 0 && now > prev_time_[c];

@@ -125,6 +125,8 @@ class DerivedColumns {
   // The same as integers (format::DeriveFetch::integers), where they are.
   std::vector<format::DeriveIntegers> operand_ints_;
   std::vector<std::vector<uint64_t>> operand_bits_;  // where they are gathered
+  std::vector<std::vector<int32_t>> operand_insts_;  // their instances
+  std::vector<std::vector<int32_t>> operand_own_insts_;  // of each metric's own columns
   std::vector<uint8_t> operand_side_by_side_;  // columns c, c + 1, ... in order
   // Per operand metric, its columns in the order of libpcp's interpolated
   // results, and whether that is their own.

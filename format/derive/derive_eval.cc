@@ -94,6 +94,12 @@ const DeriveValues& IntegerAggregate(DeriveOp op, int32_t type, const DeriveInte
   return out;
 }
 
+// An integer's bits as the number they hold.
+inline long double Number(uint64_t bits, bool is_signed) {
+  return is_signed ? static_cast<long double>(static_cast<int64_t>(bits))
+                   : static_cast<long double>(bits);
+}
+
 // CastToType, its commonest case (a double: every rate, ratio and average)
 // where it is used: the call, with its long double passed on the stack,
 // was 6% of a derived replay.
@@ -304,6 +310,19 @@ const DeriveValues& DeriveEvaluator::Compute(const DeriveBound& b, const DeriveF
     default:
       break;
   }
+  if ((n.op == Op::kDelta || n.op == Op::kRate) && b.args[0]->node->op == Op::kName &&
+      f.integers && b.args[0]->desc.type >= kType32 && b.args[0]->desc.type <= kTypeU64) {
+    // An archive metric's integers, where they are given with their
+    // instances: no trip through long double.
+    const DeriveIntegers* ints = f.integers(b.args[0]->node->text);
+    // (Values that changed from signed to unsigned between fetches, which
+    // an archive's descriptor does not let happen, go through Across.)
+    const Last& last = node.last;
+    if (ints != nullptr && ints->insts.size() == ints->bits.size() &&
+        !(last.has && last.integers && last.is_signed != ints->is_signed)) {
+      return AcrossIntegers(b, *ints, f, node);
+    }
+  }
   const DeriveValues& l = Eval(*b.args[0], f);
   if (n.op == Op::kDelta || n.op == Op::kRate) return Across(b, l, f, node);
   if (b.args.size() == 1) return OneOperand(b, l, f, node);
@@ -424,11 +443,19 @@ const DeriveValues& DeriveEvaluator::Across(const DeriveBound& b, const DeriveVa
     int64_t ns;
     ~Keep() {
       last.values.assign(now.begin(), now.end());
+      last.integers = false;
       last.ns = ns;
       last.has = true;
     }
   } keep{last, l, f.ns};
   if (!last.has) return out;
+  if (last.integers) {
+    // The previous fetch's were read as integers (AcrossIntegers).
+    last.values.resize(last.bits.size());
+    for (size_t i = 0; i < last.bits.size(); ++i) {
+      last.values[i] = {last.insts[i], Number(last.bits[i], last.is_signed)};
+    }
+  }
   const Last& previous = last;
   InPlace w(out, l.size());
   const double dt = Seconds(f.ns - previous.ns);
@@ -478,6 +505,100 @@ const DeriveValues& DeriveEvaluator::Across(const DeriveBound& b, const DeriveVa
       r *= scale;
     }
     w.Add(now.inst, r);
+  }
+  return out;
+}
+
+// delta() and rate() of an archive metric of an integer type, from its
+// integers: what Across computes, value for value (the same conversions
+// and roundings, done from the 64 bits instead of their long double).
+const DeriveValues& DeriveEvaluator::AcrossIntegers(const DeriveBound& b,
+                                                    const DeriveIntegers& now,
+                                                    const DeriveFetch& f, Node& node) {
+  const DeriveNode& n = *b.node;
+  const int32_t type = b.desc.type;
+  DeriveValues& out = node.out;
+  const DeriveBound& lb = *b.args[0];
+  Last& last = node.last;
+  if (last.has && !last.integers) {
+    // The previous fetch's were long doubles (Across): to integers.
+    last.bits.resize(last.values.size());
+    last.insts.resize(last.values.size());
+    for (size_t i = 0; i < last.values.size(); ++i) {
+      last.bits[i] = DeriveIntegerBits(last.values[i].v, now.is_signed);
+      last.insts[i] = last.values[i].inst;
+    }
+    last.is_signed = now.is_signed;
+  }
+  struct Keep {
+    Last& last;
+    const DeriveIntegers& now;
+    int64_t ns;
+    ~Keep() {
+      last.bits.assign(now.bits.begin(), now.bits.end());
+      last.insts.assign(now.insts.begin(), now.insts.end());
+      last.is_signed = now.is_signed;
+      last.integers = true;
+      last.ns = ns;
+      last.has = true;
+    }
+  } keep{last, now, f.ns};
+  if (!last.has) return out;
+  const size_t count = now.bits.size();
+  InPlace w(out, count);
+  const double dt = Seconds(f.ns - last.ns);
+  const int32_t in = lb.desc.type;
+  const bool is_signed = now.is_signed;
+  const uint64_t* then_bits = last.bits.data();
+  const int32_t* then_insts = last.insts.data();
+  const size_t then_count = last.bits.size();
+  // A time counter's rate: the time per second, a utilisation.
+  double scale = 1;
+  if (lb.desc.units.dim_time == 1) {
+    for (int s = kTimeSec; s < lb.desc.units.scale_time; ++s) scale *= 60;
+    for (int s = lb.desc.units.scale_time; s < kTimeSec; ++s) scale /= 1000;
+  }
+  const bool check_backwards =
+      lb.desc.sem == kSemCounter && !f.rate_wraps_backwards && in != kType32;
+  for (size_t i = 0; i < count; ++i) {
+    const int32_t inst = now.insts[i];
+    size_t j = i;
+    if (j >= then_count || then_insts[j] != inst) {
+      j = 0;
+      while (j < then_count && then_insts[j] != inst) ++j;
+      if (j == then_count) continue;
+    }
+    const uint64_t x = now.bits[i];
+    const uint64_t y = then_bits[j];
+    if (n.op == Op::kDelta) {
+      // As Across: a U64's difference of the two as doubles, the others
+      // exact (long double holds every difference of two 64-bit values).
+      long double v;
+      if (in == kTypeU64) {
+        v = static_cast<double>(x) - static_cast<double>(y);
+      } else if (is_signed) {
+        v = static_cast<long double>(static_cast<int64_t>(x)) -
+            static_cast<long double>(static_cast<int64_t>(y));
+      } else {
+        v = static_cast<long double>(x) - static_cast<long double>(y);
+      }
+      w.Add(inst, Cast(type, v));
+      continue;
+    }
+    if (check_backwards &&
+        (is_signed ? static_cast<int64_t>(x) < static_cast<int64_t>(y) : x < y)) {
+      continue;
+    }
+    double r;
+    switch (in) {
+      case kTypeU32: r = static_cast<uint32_t>(x - y); break;
+      case kType32: r = static_cast<int32_t>(static_cast<uint32_t>(x - y)); break;
+      case kTypeU64: r = static_cast<double>(x - y); break;
+      default: r = static_cast<double>(static_cast<int64_t>(x - y)); break;  // kType64
+    }
+    r /= dt;
+    if (scale != 1) r *= scale;
+    w.Add(inst, r);
   }
   return out;
 }

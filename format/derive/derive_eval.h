@@ -71,6 +71,10 @@ using DeriveValues = std::vector<DeriveValue, UninitializedAllocator<DeriveValue
 struct DeriveIntegers {
   std::span<const uint64_t> bits;  // valid for the fetch
   bool is_signed = false;
+  // Each value's instance, as DeriveFetch::metric gives it (empty: not
+  // given). With them delta() and rate() of the metric work in its
+  // integers too.
+  std::span<const int32_t> insts;
 };
 
 struct DeriveFetch {
@@ -104,6 +108,12 @@ namespace derive_internal {
 // operand values for delta() and rate(), a filter's verdicts.
 struct Last {
   DeriveValues values;
+  // Or, where the operand's integers were read (integers true), them and
+  // their instances: no conversion to long double and back.
+  std::vector<uint64_t> bits;
+  std::vector<int32_t> insts;
+  bool integers = false;
+  bool is_signed = false;
   int64_t ns = 0;
   bool has = false;  // a fetch came before
 };
@@ -172,6 +182,8 @@ class DeriveEvaluator {
   const DeriveValues& Ternary(const DeriveBound& b, const DeriveFetch& f, DeriveValues& out);
   const DeriveValues& Across(const DeriveBound& b, const DeriveValues& l, const DeriveFetch& f,
                              Node& node);
+  const DeriveValues& AcrossIntegers(const DeriveBound& b, const DeriveIntegers& now,
+                                     const DeriveFetch& f, Node& node);
   const DeriveValues& OneOperand(const DeriveBound& b, const DeriveValues& l,
                                  const DeriveFetch& f, Node& node);
   const DeriveValues& TwoOperands(const DeriveBound& b, const DeriveValues& l,

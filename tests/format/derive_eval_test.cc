@@ -5,6 +5,7 @@
 // pmrep's on real archives: tests/pcp:derive_values_test.
 #include "format/derive/derive_eval.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -46,6 +47,8 @@ std::optional<DeriveDesc> Lookup(const std::string& name) {
   if (name == "s") return DeriveDesc{kType32, kSemInstant, count, kDisk};
   if (name == "u") return DeriveDesc{kTypeU32, kSemCounter, count, kIndomNull};
   if (name == "sc") return DeriveDesc{kType32, kSemCounter, count, kIndomNull};
+  if (name == "g") return DeriveDesc{kType64, kSemCounter, count, kDisk};
+  if (name == "ms") return DeriveDesc{kTypeU32, kSemCounter, msec, kDisk};
   return std::nullopt;
 }
 
@@ -72,6 +75,7 @@ class Evaluated {
     // metrics' values as their bits too.
     std::map<std::string, DeriveIntegers> ints;
     std::map<std::string, std::vector<uint64_t>> bits;
+    std::map<std::string, std::vector<int32_t>> insts;
     if (integers_) {
       for (const auto& [name, values] : metrics) {
         const std::optional<DeriveDesc> d = Lookup(name);
@@ -79,11 +83,14 @@ class Evaluated {
         DeriveIntegers& i = ints[name];
         i.is_signed = d->type == kType32 || d->type == kType64;
         std::vector<uint64_t>& b = bits[name];
+        std::vector<int32_t>& n = insts[name];
         for (const DeriveValue& v : values) {
           b.push_back(i.is_signed ? static_cast<uint64_t>(static_cast<int64_t>(v.v))
                                   : static_cast<uint64_t>(v.v));
+          n.push_back(v.inst);
         }
         i.bits = b;
+        i.insts = n;
       }
       f.integers = [&](const std::string& name) -> const DeriveIntegers* {
         auto it = ints.find(name);
@@ -100,8 +107,8 @@ class Evaluated {
     return *this;
   }
   // Gives integer metrics' values as integers too (DeriveFetch::integers).
-  Evaluated& WithIntegers() {
-    integers_ = true;
+  Evaluated& WithIntegers(bool on = true) {
+    integers_ = on;
     return *this;
   }
   DeriveEvaluator& eval() { return *eval_; }
@@ -243,6 +250,61 @@ TEST(DeriveEvalTest, RateOfACounterThatWentDownByVersion) {
   Evaluated big("rate(c)");
   big.Wrapping().At(1, {{"c", {{0, 100}}}});
   EXPECT_EQ(big.At(3, {{"c", {{0, 98}}}}), (M{{0, 18446744073709551616.0L / 2}}));  // (2^64 - 2) / 2 as double
+}
+
+// delta() and rate() of an integer metric read from its integers
+// (DeriveIntegers with instances: AcrossIntegers) give, value for value,
+// what they give from its long doubles: over random fetches with instances
+// that come, go and change places, counters that go down, values beside
+// 2^53, 2^63 and 2^64, signed ones below 0, and fetches that switch from one
+// way to the other.
+TEST(DeriveEvalTest, DeltaAndRateFromIntegersAsFromLongDoubles) {
+  std::mt19937_64 rng(32);
+  const long double two63 = 9223372036854775808.0L;
+  auto value = [&](const std::string& metric) -> long double {
+    const uint64_t r = rng();
+    const long double near[] = {0, 9007199254740992.0L, two63, 2 * two63 - 4096};
+    if (metric == "c") {  // U64
+      if (r % 3 == 0) return near[r % 4] + static_cast<long double>(rng() % 4096);
+      return static_cast<long double>(rng() % 100000);
+    }
+    if (metric == "g") {  // 64
+      if (r % 3 == 0) return (r % 2 ? -two63 : two63 - 4096) + static_cast<long double>(rng() % 4096);
+      return static_cast<long double>(static_cast<int64_t>(rng() % 200000) - 100000);
+    }
+    if (metric == "s") return static_cast<long double>(static_cast<int32_t>(rng()));
+    return static_cast<long double>(static_cast<uint32_t>(r % 2 ? rng() : rng() % 1000));
+  };
+  for (const char* metric : {"c", "g", "i", "s", "u", "sc", "ms", "t"}) {
+    for (const char* fn : {"delta", "rate"}) {
+      for (bool wraps : {false, true}) {
+        const std::string expr = absl::StrCat(fn, "(", metric, ")");
+        Evaluated longs(expr), ints(expr);
+        if (wraps) {
+          longs.Wrapping();
+          ints.Wrapping();
+        }
+        const bool singular = Lookup(metric)->indom == kIndomNull;
+        double t = 0;
+        for (int fetch = 0; fetch < 60; ++fetch) {
+          DeriveValues values;
+          const int n = singular ? 1 : static_cast<int>(rng() % 6);
+          for (int k = 0; k < n; ++k) values.push_back({singular ? -1 : k, value(metric)});
+          if (rng() % 4 == 0) std::shuffle(values.begin(), values.end(), rng);
+          if (rng() % 5 == 0 && !values.empty()) values.erase(values.begin());
+          t += 0.5 + static_cast<double>(rng() % 1000) / 7;
+          ints.WithIntegers(rng() % 6 != 0);  // now and then the long doubles' way
+          if (rng() % 25 == 0) {
+            longs.eval().Reset();
+            ints.eval().Reset();
+          }
+          const std::map<std::string, DeriveValues> m = {{metric, values}};
+          EXPECT_EQ(ints.At(t, m), longs.At(t, m)) << expr << " wraps " << wraps << " fetch "
+                                                   << fetch;
+        }
+      }
+    }
+  }
 }
 
 TEST(DeriveEvalTest, FunctionsOverInstances) {
