@@ -142,6 +142,12 @@ class DeriveValuesTest(unittest.TestCase):
             if (a is None or b is None) and key[:2] in gapped:
                 self.unknowable += 1
                 continue
+            if a is not None and b is None and "novalue(" in expr and "?" in expr:
+                # The same gap under another operator (x * (g ? novalue()
+                # : y)): the slot pairs with no instance of x, so libpcp's
+                # product loses the values after it (PCP QA's dm-io).
+                self.unknowable += 1
+                continue
             if a is None and b is not None and not math.isfinite(b):
                 continue  # JSON has no inf or nan: ours says null
             if a is None and b is not None and re.search(r"\b(min|max)\(", expr):
