@@ -426,6 +426,16 @@ double Seconds(int64_t ns) {
   return static_cast<double>(sec + (static_cast<long double>(nsec) / 1000) / 1e6L);
 }
 
+// What rate() multiplies a per-second difference by: for a time counter
+// (the time per second, a utilisation) its time unit in seconds; else 1.
+double RateScale(const PmUnits& u) {
+  double scale = 1;
+  if (u.dim_time != 1) return scale;
+  for (int s = kTimeSec; s < u.scale_time; ++s) scale *= 60;
+  for (int s = u.scale_time; s < kTimeSec; ++s) scale /= 1000;
+  return scale;
+}
+
 }  // namespace
 
 // delta() and rate(): this fetch's values against the previous fetch's.
@@ -459,6 +469,7 @@ const DeriveValues& DeriveEvaluator::Across(const DeriveBound& b, const DeriveVa
   const Last& previous = last;
   InPlace w(out, l.size());
   const double dt = Seconds(f.ns - previous.ns);
+  const double scale = RateScale(lb.desc.units);
   for (size_t i = 0; i < l.size(); ++i) {
     const DeriveValue& now = l[i];
     const DeriveValue* then = WithInst(previous.values, now.inst, i);
@@ -497,13 +508,7 @@ const DeriveValues& DeriveEvaluator::Across(const DeriveBound& b, const DeriveVa
       default: r = static_cast<double>(now.v - then->v); break;
     }
     r /= dt;
-    if (lb.desc.units.dim_time == 1) {
-      // A time counter's rate: the time per second, a utilisation.
-      double scale = 1;
-      for (int s = kTimeSec; s < lb.desc.units.scale_time; ++s) scale *= 60;
-      for (int s = lb.desc.units.scale_time; s < kTimeSec; ++s) scale /= 1000;
-      r *= scale;
-    }
+    if (scale != 1) r *= scale;
     w.Add(now.inst, r);
   }
   return out;
@@ -552,12 +557,7 @@ const DeriveValues& DeriveEvaluator::AcrossIntegers(const DeriveBound& b,
   const uint64_t* then_bits = last.bits.data();
   const int32_t* then_insts = last.insts.data();
   const size_t then_count = last.bits.size();
-  // A time counter's rate: the time per second, a utilisation.
-  double scale = 1;
-  if (lb.desc.units.dim_time == 1) {
-    for (int s = kTimeSec; s < lb.desc.units.scale_time; ++s) scale *= 60;
-    for (int s = lb.desc.units.scale_time; s < kTimeSec; ++s) scale /= 1000;
-  }
+  const double scale = RateScale(lb.desc.units);
   const bool check_backwards =
       lb.desc.sem == kSemCounter && !f.rate_wraps_backwards && in != kType32;
   for (size_t i = 0; i < count; ++i) {
