@@ -135,6 +135,14 @@ bool SampleStream::OpenArchive(size_t i) {
 }
 
 void SampleStream::CloseArchive(bool at_end) {
+  if (backward_ > 0) {
+    warnings_.push_back(absl::StrCat(
+        backward_first_, "; skipped, as ",
+        backward_ == 1 ? "no other record"
+                       : absl::StrCat(backward_ - 1, " more of this archive"),
+        " (a replay's time only goes forward)"));
+    backward_ = 0;
+  }
   for (const std::string& w : reader_->warnings()) {
     // A torn tail of the archive still being followed is a record to come.
     if (!(follow_ && at_end && next_archive_ >= archives_.size() + extra_bases_.size())) {
@@ -400,6 +408,7 @@ void SampleStream::Restart() {
   problems_.clear();
   damaged_.clear();
   warnings_.clear();
+  backward_ = 0;
 }
 
 bool SampleStream::LookAgain() {
@@ -474,7 +483,22 @@ const Sample* SampleStream::Next() {
       }
     }
     held_ = false;
-    if (last_time_ && record_.timestamp < *last_time_) continue;  // time never goes back
+    if (last_time_ && record_.timestamp < *last_time_) {
+      // Time never goes back (libpcp reads such an archive as its index
+      // leads it, pmlogcheck calls it damaged): the record is left out,
+      // and said so.
+      if (backward_++ == 0) {
+        const format::IndexEntry& at = reader_->last_record();
+        auto text = [](format::Timestamp t) {
+          return absl::FormatTime("%Y-%m-%d %H:%M:%E6S UTC", format::ToAbslTime(t),
+                                  absl::UTCTimeZone());
+        };
+        backward_first_ = absl::StrCat(reader_base_, ".", at.volume, ": offset ", at.data_offset,
+                                       ": timestamp went backwards (", text(record_.timestamp),
+                                       ", after ", text(*last_time_), ")");
+      }
+      continue;
+    }
     if (seek_from_ && !checked_ && !(record_.timestamp < *seek_from_)) {
       checked_ = true;
       if (!CoveredAtFrom()) {

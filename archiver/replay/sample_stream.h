@@ -132,6 +132,11 @@ class SampleStream {
   std::vector<std::string> extra_bases_;  // archives found while following
   std::string host_;
   std::vector<std::string> problems_, damaged_, warnings_, read_;
+  // Records of the open archive skipped for a time before the last one
+  // given (pmlogcheck's "timestamp went backwards"), and where the first
+  // was: told in warnings_ when the archive closes.
+  uint64_t backward_ = 0;
+  std::string backward_first_;
   size_t next_archive_ = 0;
   std::unique_ptr<ArchiveReader> reader_;
   std::string reader_base_;

@@ -3,7 +3,8 @@
 // join of two archives; damage reported and the next archive read;
 // SeekBefore entering at an index entry, and starting again from the
 // beginning when a column had no value between that entry and the window;
-// Follow() giving records appended after the end exactly once.
+// Follow() giving records appended after the end exactly once; records
+// whose time went backwards skipped and told.
 #include "archiver/replay/sample_stream.h"
 
 #include <bit>
@@ -11,6 +12,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <random>
 #include <string>
@@ -26,6 +29,7 @@
 #include "archiver/store/archive_reader.h"
 #include "archiver/store/archive_writer.h"
 #include "format/archive/archive_format.h"
+#include "format/endian.h"
 #include "tests/archiver/replay/replay_test_util.h"
 
 namespace mmvlog::archiver {
@@ -199,6 +203,50 @@ TEST(SampleStream, DamageEndsThatArchiveAndTheNextIsRead) {
   EXPECT_THAT(s.damaged()[0], HasSubstr(vol));
   EXPECT_THAT(s.damaged()[0], HasSubstr("offset"));
   EXPECT_THAT(s.read_archives(), ElementsAre(a, b));
+}
+
+// A volume whose time goes back (PCP QA's gfs, which pmlogcheck calls
+// damaged: "timestamp went backwards"), made by copying the records at 0 s
+// and 1 s after the one at 2 s (no writer writes such a volume): they are
+// left out, and a warning names the volume, the offset of the first and how
+// many; the record after them is given.
+TEST(SampleStream, RecordsWhoseTimeWentBackwardsAreSkippedAndTold) {
+  TestArchive a({{"cnt", format::kTypeU32, format::kSemCounter}});
+  for (double t : {0.0, 1.0, 2.0, 3.0}) a.Record(t, {{"cnt", static_cast<int>(10 * t)}});
+  const std::string base = a.Write("backwards");
+  const std::string vol = base + ".0";
+  std::string bytes;
+  {
+    std::ifstream in(vol, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  std::vector<std::string> frames;  // the label's, then each record's
+  for (size_t at = 0; at + 4 <= bytes.size();) {
+    const uint32_t len = format::LoadBig32(reinterpret_cast<const uint8_t*>(bytes.data()) + at);
+    ASSERT_GE(len, 8u);
+    ASSERT_LE(at + len, bytes.size());
+    frames.push_back(bytes.substr(at, len));
+    at += len;
+  }
+  ASSERT_EQ(frames.size(), 5u);
+  const std::string crafted =
+      frames[0] + frames[1] + frames[2] + frames[3] + frames[1] + frames[2] + frames[4];
+  {
+    std::ofstream out(vol, std::ios::binary | std::ios::trunc);
+    out.write(crafted.data(), static_cast<std::streamsize>(crafted.size()));
+  }
+  const size_t first_back = frames[0].size() + frames[1].size() + frames[2].size() + frames[3].size();
+  auto o = OpenArchives({base});
+  ASSERT_NE(o, nullptr);
+  SampleStream s(o->set.archives(), o->columns);
+  std::vector<Sample> all;
+  while (const Sample* x = s.Next()) all.push_back(*x);
+  EXPECT_THAT(SecondsOf(all), ElementsAre(0, 1, 2, 3));
+  ASSERT_EQ(s.warnings().size(), 1u);
+  EXPECT_THAT(s.warnings()[0], HasSubstr(absl::StrCat(vol, ": offset ", first_back,
+                                                      ": timestamp went backwards")));
+  EXPECT_THAT(s.warnings()[0], HasSubstr("as 1 more of this archive"));
+  EXPECT_TRUE(s.damaged().empty());
 }
 
 // `t` seconds, every second from 0 to 99: "a" in every record, "sparse"
