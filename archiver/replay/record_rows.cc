@@ -17,6 +17,8 @@ RecordRows::RecordRows(const ColumnSet& columns, bool raw, const std::vector<uin
       prev_ns_(columns.size()) {
   metric_.reserve(columns.size());
   for (const Column& c : columns.columns()) metric_.push_back(static_cast<uint32_t>(c.metric));
+  none_shown_ = std::none_of(shown_.number.begin(), shown_.number.end(), [](uint8_t n) { return n; }) &&
+                std::none_of(shown_.rate.begin(), shown_.rate.end(), [](uint8_t r) { return r; });
 }
 
 const Row* RecordRows::Take(const Sample& s) {
@@ -59,26 +61,38 @@ const Row* RecordRows::Take(const Sample& s) {
   const uint32_t* const metric = metric_.data();
   const uint8_t* const number = shown_.number.data();
   const uint8_t* const rate = shown_.rate.data();
-  for (const SampleValue& v : s.values) {
-    if (any_dropped && v.off_null) {
-      if (v.kind != kString) row_.off_null.push_back({v.column, v.kind, v.bits});
-      continue;
+  if (none_shown_ && !any_dropped && s.strings.empty()) {
+    // Only kinds and bits to copy (derived metrics' operands, no string
+    // among them): the loop below without its tests per value.
+    for (const SampleValue& v : s.values) {
+      const uint32_t c = v.column;
+      in_order &= static_cast<ptrdiff_t>(c) > last || metric[c] != metric[last];
+      last = static_cast<ptrdiff_t>(c);
+      kinds[c] = v.kind;
+      bits[c] = v.bits;
     }
-    const uint32_t c = v.column;
-    in_order &= static_cast<ptrdiff_t>(c) > last || metric[c] != metric[last];
-    last = static_cast<ptrdiff_t>(c);
-    kinds[c] = v.kind;
-    if (v.kind == kString) {
-      bits[c] = row_.strings.size();
-      row_.strings.push_back(s.strings[v.bits]);
-      continue;
-    }
-    bits[c] = v.bits;
-    if (rate[c]) {
-      Rate(c, v, now_ns);
-    } else if (number[c]) {
-      row_.shown[c] = kNumber;
-      row_.numbers[c] = NumberOf(v.kind, v.bits);
+  } else {
+    for (const SampleValue& v : s.values) {
+      if (any_dropped && v.off_null) {
+        if (v.kind != kString) row_.off_null.push_back({v.column, v.kind, v.bits});
+        continue;
+      }
+      const uint32_t c = v.column;
+      in_order &= static_cast<ptrdiff_t>(c) > last || metric[c] != metric[last];
+      last = static_cast<ptrdiff_t>(c);
+      kinds[c] = v.kind;
+      if (v.kind == kString) {
+        bits[c] = row_.strings.size();
+        row_.strings.push_back(s.strings[v.bits]);
+        continue;
+      }
+      bits[c] = v.bits;
+      if (rate[c]) {
+        Rate(c, v, now_ns);
+      } else if (number[c]) {
+        row_.shown[c] = kNumber;
+        row_.numbers[c] = NumberOf(v.kind, v.bits);
+      }
     }
   }
   for (const UnnamedValue& u : s.unnamed_values) {

@@ -41,6 +41,9 @@ class RecordRows {
   bool strict_singular_ = false;
   ShownNumbers shown_;
   std::vector<uint32_t> metric_;  // per column, its metric's index
+  // No column is shown as a number or rate (every one a derived metric's
+  // operand): a row is then only kinds and bits.
+  bool none_shown_ = false;
   // Per column, its previous value since the last <mark>.
   std::vector<uint8_t> prev_kind_;
   std::vector<uint64_t> prev_bits_;

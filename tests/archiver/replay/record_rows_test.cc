@@ -86,6 +86,37 @@ TEST(RecordRows, RawShowsTheStoredValues) {
   EXPECT_EQ(rows[0].text(o->Col("ver")), "v1");
 }
 
+// Where no column is shown (every one a derived metric's operand), a row is
+// only kinds and bits: the same ones, and the same record order, as where
+// every column is shown; no number and no rate.
+TEST(RecordRows, OperandsOnlyGiveTheSameKindsBitsAndOrder) {
+  TestArchive a({{"req", format::kTypeU64, format::kSemCounter, "count", {{0, "zero"}, {1, "one"}, {2, "two"}}},
+                 {"s32", format::kType32, format::kSemCounter}});
+  a.Record(1, {{"req", 0, 100}, {"req", 1, 1000}, {"s32", -5}});
+  a.Record(3, {{"req", 2, 7}, {"req", 0, 110}, {"req", 1, 1040}, {"s32", 10}});  // out of order
+  a.Mark(4);
+  a.Record(6, {{"req", 0, 130}, {"s32", 20}});
+  auto o = OpenArchives({a.Write("operands")});
+  ASSERT_NE(o, nullptr);
+  const std::vector<uint8_t> none(o->columns.size(), 0);
+  const std::vector<Row> all = testing::RecordRowsOf(*o, false);
+  const std::vector<Row> operands = testing::RecordRowsOf(*o, false, &none);
+  ASSERT_EQ(operands.size(), all.size());
+  ASSERT_EQ(all.size(), 4u);
+  for (size_t r = 0; r < all.size(); ++r) {
+    EXPECT_EQ(operands[r].kinds, all[r].kinds) << r;
+    EXPECT_EQ(operands[r].mark, all[r].mark) << r;
+    EXPECT_EQ(operands[r].record_order, all[r].record_order) << r;
+    for (size_t c = 0; c < o->columns.size(); ++c) {
+      if (all[r].kinds[c] != kNoValue) EXPECT_EQ(operands[r].bits[c], all[r].bits[c]) << r << " " << c;
+      EXPECT_EQ(operands[r].shown[c], kNoNumber) << r << " " << c;
+    }
+  }
+  EXPECT_FALSE(all[1].record_order.empty());  // the second record's order is its own
+  EXPECT_THAT(Values(operands, o->Col("req[two]")), ElementsAre("-", "7", "-", "-"));
+  EXPECT_THAT(Values(operands, o->Col("s32")), ElementsAre("-5", "10", "-", "20"));
+}
+
 TEST(RecordRows, ARecordWithNothingChosenIsNoRow) {
   Selection only_load;
   only_load.metrics = {"load"};
