@@ -458,13 +458,8 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
     if (w == gathered.data()) {
       if (const Row::OffNull* o = OffNullOf(in, columns)) {
         if (o->kind == kDouble) return nullptr;
-        // Under instance 0, as `values` gives it.
-        gathered.resize(1);
-        insts.resize(1);
-        w = gathered.data();
-        wi = insts.data();
         *w++ = o->bits;
-        *wi++ = 0;
+        *wi++ = 0;  // under instance 0, as `values` gives it
         (o->kind == kInt ? ints : uints) = true;
       }
     }

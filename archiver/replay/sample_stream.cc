@@ -137,9 +137,8 @@ bool SampleStream::OpenArchive(size_t i) {
 void SampleStream::CloseArchive(bool at_end) {
   if (backward_ > 0) {
     warnings_.push_back(absl::StrCat(
-        backward_first_, "; skipped, as ",
-        backward_ == 1 ? "no other record"
-                       : absl::StrCat(backward_ - 1, " more of this archive"),
+        backward_first_, "; skipped",
+        backward_ == 1 ? "" : absl::StrCat(", as ", backward_ - 1, " more of this archive"),
         " (a replay's time only goes forward)"));
     backward_ = 0;
   }
