@@ -1,13 +1,16 @@
 #include "archiver/replay/pmrep_report.h"
 
 #include <algorithm>
+#include <bit>
 #include <cfloat>
 #include <charconv>
 #include <climits>
 #include <cmath>
 #include <regex>
 #include <set>
+#include <tuple>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -293,9 +296,11 @@ absl::StatusOr<std::vector<PmrepColumn>> LayOutPmrepColumns(
   return out;
 }
 
-std::optional<double> PmrepNumber(const PmrepColumn& col, const Row& row, const Row* prev,
-                                  double seconds) {
-  const size_t c = col.column;
+namespace {
+// PmrepNumber of column `c` converted as `col` says (PmrepCells reads the
+// conversion from one column of those that share it).
+std::optional<double> ConvertNumber(const PmrepColumn& col, size_t c, const Row& row,
+                                    const Row* prev, double seconds) {
   const ValueKind kind = row.kind(c);
   if (kind == kNoValue || kind == kString) return std::nullopt;
   double v = NumberOf(kind, row.bits[c]);
@@ -345,11 +350,45 @@ std::optional<double> PmrepNumber(const PmrepColumn& col, const Row& row, const 
   if (col.limit < 0 && v > static_cast<double>(-col.limit)) return std::nullopt;
   return v;
 }
+}  // namespace
+
+std::optional<double> PmrepNumber(const PmrepColumn& col, const Row& row, const Row* prev,
+                                  double seconds) {
+  return ConvertNumber(col, col.column, row, prev, seconds);
+}
+
+void PmrepCells::IndexSet(const ColumnSet& set) {
+  indexed_ = &set;
+  indexed_width_ = set.columns().size();
+  set_columns_.clear();
+  conversions_.clear();
+  indom_lasts_.clear();
+  absl::flat_hash_map<std::tuple<bool, bool, uint64_t, uint64_t, int32_t, int64_t, int>, uint32_t>
+      seen;
+  for (size_t i = 0; i < columns_.size(); ++i) {
+    const PmrepColumn& c = columns_[i];
+    const Column& col = set.columns()[c.column];
+    auto [at, added] = seen.try_emplace(
+        std::make_tuple(c.rate, c.unscaled, std::bit_cast<uint64_t>(c.scale),
+                        std::bit_cast<uint64_t>(c.multiplier), c.type, c.limit, c.precision),
+        static_cast<uint32_t>(conversions_.size()));
+    if (added) conversions_.push_back(static_cast<uint32_t>(i));
+    set_columns_.push_back({static_cast<uint32_t>(c.column), static_cast<uint32_t>(col.metric),
+                            static_cast<uint32_t>(c.metric), col.inst, at->second,
+                            set.metrics()[col.metric].desc.indom != format::kIndomNull,
+                            c.discrete, c.string});
+  }
+  for (size_t i = columns_.size(); i-- > 0;) {
+    if (i + 1 < columns_.size() && columns_[i + 1].metric == columns_[i].metric) continue;
+    if (set_columns_[i].indom) indom_lasts_.push_back(static_cast<uint32_t>(i));
+  }
+}
 
 const std::vector<PmrepCell>& PmrepCells::Take(const ColumnSet& set, const Row& row) {
+  if (indexed_ != &set || indexed_width_ != set.columns().size()) IndexSet(set);
   cells_.resize(columns_.size());
   any_.assign(set.metrics().size(), 0);
-  for (const PmrepColumn& c : columns_) any_[set.columns()[c.column].metric] |= row.has(c.column);
+  for (const SetColumn& sc : set_columns_) any_[sc.metric] |= row.has(sc.column);
   failed_.resize(set.metrics().size(), 0);
   for (size_t m = 0; m < set.metrics().size(); ++m) {
     if (m < row.empty_sets.size() && row.empty_sets[m] == kUnnamedValues) any_[m] = 1;
@@ -366,17 +405,15 @@ const std::vector<PmrepCell>& PmrepCells::Take(const ColumnSet& set, const Row& 
     const int64_t context_ns =
         row.time.sec * 1000000000 + static_cast<int64_t>(row.time.nsec) + context_step_ns_;
     outputs_.resize(columns_.back().metric + 1);
-    for (size_t i = columns_.size(); i-- > 0;) {
-      const PmrepColumn& c = columns_[i];
-      if (i + 1 < columns_.size() && columns_[i + 1].metric == c.metric) continue;
-      const size_t metric = set.columns()[c.column].metric;
+    for (uint32_t i : indom_lasts_) {
+      const size_t shown = set_columns_[i].shown;
+      const size_t metric = set_columns_[i].metric;
       const format::Desc& desc = set.metrics()[metric].desc;
-      if (desc.indom == format::kIndomNull) continue;
       const std::vector<size_t>& cols = set.metrics()[metric].columns;
       const bool discrete = desc.sem == format::kSemDiscrete;
       if (names_->Settled(desc.indom)) {
         if (!discrete || std::any_of(cols.begin(), cols.end(), [&](size_t k) { return row.has(k); })) {
-          outputs_[c.metric] = names_->Current(desc.indom);
+          outputs_[shown] = names_->Current(desc.indom);
         }
         continue;
       }
@@ -384,39 +421,42 @@ const std::vector<PmrepCell>& PmrepCells::Take(const ColumnSet& set, const Row& 
       for (size_t col : cols) {
         if (row.has(col)) present_.push_back(set.columns()[col].inst);
       }
-      names_->Fetch(desc.indom, discrete, present_, context_ns, &outputs_[c.metric]);
+      names_->Fetch(desc.indom, discrete, present_, context_ns, &outputs_[shown]);
     }
   }
-  for (size_t i = 0; i < columns_.size(); ++i) {
-    const PmrepColumn& c = columns_[i];
-    const size_t metric = set.columns()[c.column].metric;
+  const Row* prev = have_prev_ ? &prev_ : nullptr;
+  for (size_t i = 0; i < set_columns_.size(); ++i) {
+    const SetColumn& sc = set_columns_[i];
     PmrepCell& cell = cells_[i];
-    const bool named_indom = names_ != nullptr && set.columns()[c.column].inst >= 0 &&
-                             set.metrics()[metric].desc.indom != format::kIndomNull;
-    if (c.discrete && !any_[metric] && !failed_[metric]) continue;  // kept
+    if (sc.discrete && !any_[sc.metric] && !failed_[sc.metric]) continue;  // kept
     cell.kind = PmrepCell::kNone;
-    if (failed_[metric]) continue;
-    if (named_indom &&
-        !PmrepInstanceNames::Named(outputs_[c.metric], set.columns()[c.column].inst)) {
+    if (failed_[sc.metric]) continue;
+    if (names_ != nullptr && sc.inst >= 0 && sc.indom &&
+        !PmrepInstanceNames::Named(outputs_[sc.shown], sc.inst)) {
       continue;  // no name: pmrep leaves the value out
     }
-    if (c.string) {
-      if (row.kind(c.column) == kString) {
+    if (sc.string) {
+      if (row.kind(sc.column) == kString) {
         cell.kind = PmrepCell::kString;
-        cell.text = std::string(row.text(c.column));
+        cell.text = std::string(row.text(sc.column));
       }
       continue;
     }
-    if (std::optional<double> v = PmrepNumber(c, row, have_prev_ ? &prev_ : nullptr, seconds)) {
+    const PmrepColumn& c = columns_[conversions_[sc.conversion]];
+    if (std::optional<double> v = ConvertNumber(c, sc.column, row, prev, seconds)) {
       cell.kind = PmrepCell::kNumber;
       cell.number = *v;
-      const ValueKind k = row.kind(c.column);
+      const ValueKind k = row.kind(sc.column);
       cell.exact = (c.type == format::kType64 || c.type == format::kTypeU64) && c.unscaled &&
                    !c.rate && c.scale == 1 && c.multiplier == 1 && (k == kInt || k == kUint);
-      cell.integer = row.bits[c.column];
+      cell.integer = row.bits[sc.column];
     }
   }
-  prev_ = row;
+  // What PmrepNumber reads of the row before: its kinds and bits (a copy
+  // of every array, numbers and texts too, was a tenth of a wide replay).
+  prev_.time = row.time;
+  prev_.kinds = row.kinds;
+  prev_.bits = row.bits;
   have_prev_ = true;
   const bool ranks = rank_ != 0 || !predicate_indoms_.empty();
   if (!any_live_) return ranks ? Ranked(set, cells_) : cells_;
@@ -573,6 +613,7 @@ void PmrepCells::RankGroup(const ColumnSet& set, size_t begin, size_t end) {
 
 absl::Status PmrepCells::SetPredicate(const std::string& predicate, const ColumnSet& set) {
   if (predicate.empty()) return absl::OkStatus();
+  indexed_ = nullptr;  // limits change
   const size_t shown = columns_.empty() ? 0 : columns_.back().metric + 1;
   predicate_.assign(shown, 0);
   predicate_limit_.assign(shown, 0);

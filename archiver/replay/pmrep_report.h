@@ -81,20 +81,24 @@ struct PmrepLiveFilter {
 };
 
 struct PmrepColumn {
+  // What every row reads first, together in a cache line (the texts after
+  // them make a column 256 bytes: a walk of 10,000 columns a row that read
+  // fields either side of them missed the cache at each).
   size_t column = 0;  // in the ColumnSet
-  std::string name;   // the header's "metric" or "metric-instance"
-  bool rate = false;
+  size_t metric = 0;  // the shown metric it belongs to (0, 1, ... in order)
   double scale = 1, multiplier = 1;
+  int64_t limit = 0;  // 0: none; > 0 values below it hidden; < 0 above -limit
   int32_t type = 0;   // the number's PM_TYPE_* (DOUBLE unless kept)
+  int precision = 3;
+  bool rate = false;
   // No units text, so pmrep hands the fetchgroup no scale: a value it does
   // not rate-convert is copied whole; with one ("count", "byte"), even one
   // equal to the metric's own, the fetchgroup takes every value through a
   // double (a 64-bit integer above 2^53 rounded).
   bool unscaled = false;
-  int precision = 3;
-  int64_t limit = 0;  // 0: none; > 0 values below it hidden; < 0 above -limit
   bool discrete = false;
   bool string = false;
+  std::string name;   // the header's "metric" or "metric-instance"
   // pmrep's terminal table (its stdout output):
   std::string label;       // the spec's, else "m.u.free" for mem.util.free
   std::string metric_name;  // the metric's (pmrep's key: its -g header names it)
@@ -102,7 +106,6 @@ struct PmrepColumn {
   std::string unit_label;  // "Kbyte", "ms/s", "count/s" (format_metric_label)
   int width = 3;           // the spec's, else the options', else the label's; at least 3
   std::shared_ptr<const PmrepLiveFilter> live;  // -j: the metric's filter (null: none)
-  size_t metric = 0;       // the shown metric it belongs to (0, 1, ... in order)
 };
 
 // The columns of `options.metrics` in `columns`. Errors: InvalidArgument
@@ -166,6 +169,10 @@ class PmrepCells {
   const std::string& InstanceName(const ColumnSet& set, size_t i) const;
   // The cells of `row`, a row of `set`'s columns; valid until the next call.
   const std::vector<PmrepCell>& Take(const ColumnSet& set, const Row& row);
+  // After a Take: a column with column `i`'s type, precision and
+  // conversion, one of the few such (a wide row's numbers read them from
+  // a few columns in the cache, not from each of its own).
+  const PmrepColumn& Format(size_t i) const { return columns_[conversions_[set_columns_[i].conversion]]; }
 
  private:
   const std::vector<PmrepCell>& Ranked(const ColumnSet& set, const std::vector<PmrepCell>& base);
@@ -198,8 +205,32 @@ class PmrepCells {
   std::vector<int32_t> present_;
   // Per shown metric: the names its outputs hold.
   std::vector<PmrepInstanceNames::Known> outputs_;
+  // The previous row's time, kinds and values (rates read only them).
   Row prev_;
   bool have_prev_ = false;
+  // What each row reads, per column, packed (built at the first Take: a
+  // walk of 10,000 PmrepColumns, 256 bytes each with their texts, missed
+  // the cache at every column): the column, its metric in the set and
+  // among the shown, its instance, whether the metric has an instance
+  // domain, and which of the distinct conversions (the first column of
+  // columns_ with its rate, scale, multiplier, type, limit, precision) is
+  // its.
+  struct SetColumn {
+    uint32_t column;
+    uint32_t metric;
+    uint32_t shown;
+    int32_t inst;
+    uint32_t conversion;
+    bool indom, discrete, string;
+  };
+  void IndexSet(const ColumnSet& set);
+  std::vector<SetColumn> set_columns_;
+  std::vector<uint32_t> conversions_;  // index in columns_
+  // The last column of each shown metric that has an instance domain,
+  // last first: the metrics whose names a row fetches.
+  std::vector<uint32_t> indom_lasts_;
+  const ColumnSet* indexed_ = nullptr;
+  size_t indexed_width_ = 0;
 };
 
 // pmrep's order of two cells with values (its rank, overall rank and sort

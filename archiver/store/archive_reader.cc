@@ -364,7 +364,7 @@ absl::Status ArchiveReader::LoadVolume(size_t i, uint64_t start) {
 absl::Status ArchiveReader::Refill(uint64_t at, uint64_t need) {
   // A few MB: large enough that a record rarely straddles two reads, small
   // enough to stay in the cache between the kernel's copy and the decoder.
-  constexpr uint64_t kReadChunk = 4 << 20;
+  constexpr uint64_t kReadChunk = 256 << 10;
   const size_t keep = static_cast<size_t>(at - buffer_offset_);
   if (keep > 0 && keep < filled_) {
     std::memmove(buffer_.data(), buffer_.data() + keep, filled_ - keep);

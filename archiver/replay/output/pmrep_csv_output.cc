@@ -78,7 +78,7 @@ bool PmrepCsvOutput::TakeRow(const Row& row) {
     out += d;
     const PmrepCell& cell = cells[i];
     if (cell.kind == PmrepCell::kNumber) {
-      AppendPmrepNumber(cells_.columns()[i], cell, &out);
+      AppendPmrepNumber(cells_.Format(i), cell, &out);
     } else if (cell.kind == PmrepCell::kString) {
       // The delimiter taken out of strings (unless white space), as pmrep.
       std::string v = spaced ? cell.text : absl::StrReplaceAll(cell.text, {{d, d == "_" ? " " : "_"}});
