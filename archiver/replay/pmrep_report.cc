@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <cfloat>
 #include <charconv>
 #include <climits>
+#include <cstdio>
+#include <cstdlib>
 #include <cmath>
 #include <regex>
 #include <set>
@@ -197,6 +200,16 @@ absl::Status AddMetric(const PmrepOptions& o, const format::PmrepMetric& spec,
   } else {
     base.type = format::kTypeString;
     base.string = true;
+    // With units text ("count": a string metric with units), pmrep hands
+    // the fetchgroup a scale, and the fetchgroup converts the string
+    // through a double (PmrepStringThroughDouble).
+    base.unscaled = label.empty();
+    if (!label.empty()) {
+      absl::StatusOr<format::ScaleConversion> conv = format::ConvertToSpec(units, label);
+      if (!conv.ok()) return absl::InvalidArgumentError(absl::StrCat(name, ": ", conv.status().message()));
+      base.scale = conv->scale;
+      base.multiplier = conv->multiplier;
+    }
   }
   base.precision = o.precision;
   if (!spec.precision.empty()) {
@@ -357,6 +370,57 @@ std::optional<double> PmrepNumber(const PmrepColumn& col, const Row& row, const 
   return ConvertNumber(col, col.column, row, prev, seconds);
 }
 
+std::optional<std::string> PmrepStringThroughDouble(const PmrepColumn& col, absl::string_view text,
+                                                    bool* erange) {
+  // The C string the value holds (up to a NUL).
+  const std::string buf(text.substr(0, text.find('\0')));
+  // __pmStringValue to a double: after white space and a '-', "0x" and
+  // hexadecimal digits only is refused (strtod would read them otherwise);
+  // anything else must be all strtod's, and errno not ERANGE: which libpcp
+  // never clears, so one value out of range fails those after it.
+  size_t p = 0;
+  while (p < buf.size() && absl::ascii_isspace(static_cast<unsigned char>(buf[p]))) ++p;
+  if (p < buf.size() && buf[p] == '-') ++p;
+  if (p + 1 < buf.size() && buf[p] == '0' && (buf[p + 1] == 'x' || buf[p + 1] == 'X') &&
+      std::all_of(buf.begin() + static_cast<ptrdiff_t>(p) + 2, buf.end(),
+                  [](char ch) { return absl::ascii_isxdigit(static_cast<unsigned char>(ch)); })) {
+    return std::nullopt;
+  }
+  char* end = nullptr;
+  errno = 0;
+  double v = std::strtod(buf.c_str(), &end);
+  if (errno == ERANGE) *erange = true;
+  if (*end != '\0' || *erange) return std::nullopt;
+  v = v * col.scale * col.multiplier;
+  // __pmStuffDoubleValue into a string.
+  char out[64];
+  std::snprintf(out, sizeof out, "%.17e", v);
+  return std::string(out);
+}
+
+void PmrepCells::StringsThroughDouble(const Row& row) {
+  // The fetchgroup's order: the metrics last added first, each one's
+  // values in the fetch's order (the record's).
+  std::vector<uint32_t> position(row.kinds.size(), 0);
+  for (size_t k = 0; k < row.record_order.size(); ++k) position[row.record_order[k]] = k;
+  std::stable_sort(through_double_.begin(), through_double_.end(), [&](uint32_t a, uint32_t b) {
+    const SetColumn& x = set_columns_[a];
+    const SetColumn& y = set_columns_[b];
+    if (x.shown != y.shown) return x.shown > y.shown;
+    return row.record_order.empty() ? x.column < y.column : position[x.column] < position[y.column];
+  });
+  bool erange = false;  // errno: clear at a fetch's start (as pmrep shows)
+  for (uint32_t i : through_double_) {
+    PmrepCell& cell = cells_[i];
+    const SetColumn& sc = set_columns_[i];
+    if (std::optional<std::string> t = PmrepStringThroughDouble(
+            columns_[conversions_[sc.conversion]], row.text(sc.column), &erange)) {
+      cell.kind = PmrepCell::kString;
+      cell.text = *std::move(t);
+    }
+  }
+}
+
 void PmrepCells::IndexSet(const ColumnSet& set) {
   indexed_ = &set;
   indexed_width_ = set.columns().size();
@@ -425,6 +489,7 @@ const std::vector<PmrepCell>& PmrepCells::Take(const ColumnSet& set, const Row& 
     }
   }
   const Row* prev = have_prev_ ? &prev_ : nullptr;
+  through_double_.clear();
   for (size_t i = 0; i < set_columns_.size(); ++i) {
     const SetColumn& sc = set_columns_[i];
     PmrepCell& cell = cells_[i];
@@ -435,14 +500,17 @@ const std::vector<PmrepCell>& PmrepCells::Take(const ColumnSet& set, const Row& 
         !PmrepInstanceNames::Named(outputs_[sc.shown], sc.inst)) {
       continue;  // no name: pmrep leaves the value out
     }
+    const PmrepColumn& c = columns_[conversions_[sc.conversion]];
     if (sc.string) {
-      if (row.kind(sc.column) == kString) {
+      if (row.kind(sc.column) != kString) continue;
+      if (c.unscaled) {
         cell.kind = PmrepCell::kString;
         cell.text = std::string(row.text(sc.column));
+      } else {
+        through_double_.push_back(static_cast<uint32_t>(i));
       }
       continue;
     }
-    const PmrepColumn& c = columns_[conversions_[sc.conversion]];
     if (std::optional<double> v = ConvertNumber(c, sc.column, row, prev, seconds)) {
       cell.kind = PmrepCell::kNumber;
       cell.number = *v;
@@ -452,6 +520,7 @@ const std::vector<PmrepCell>& PmrepCells::Take(const ColumnSet& set, const Row& 
       cell.integer = row.bits[sc.column];
     }
   }
+  if (!through_double_.empty()) StringsThroughDouble(row);
   // What PmrepNumber reads of the row before: its kinds and bits (a copy
   // of every array, numbers and texts too, was a tenth of a wide replay).
   prev_.time = row.time;

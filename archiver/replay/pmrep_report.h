@@ -28,6 +28,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "archiver/replay/columns.h"
 #include "archiver/replay/pmrep_instance_names.h"
@@ -128,6 +129,16 @@ absl::StatusOr<std::vector<PmrepColumn>> LayOutPmrepColumns(
 std::optional<double> PmrepNumber(const PmrepColumn& col, const Row& row, const Row* prev,
                                   double seconds);
 
+// A string value of a metric with units (`col` not unscaled) as pmrep's
+// fetchgroup gives it: read as a double (libpcp's __pmStringValue: strtod's
+// whole text, not "0x" and hexadecimal digits), converted to the column's
+// units, and printed back with "%.17e"; nullopt where the text is not a
+// number, which pmrep shows as no value. `erange`: errno is ERANGE (set
+// by a value out of range; libpcp never clears it within a fetch, so every
+// value read after one fails too).
+std::optional<std::string> PmrepStringThroughDouble(const PmrepColumn& col, absl::string_view text,
+                                                    bool* erange);
+
 // A cell as pmrep's fetchgroup gives it to pmrep's outputs.
 struct PmrepCell {
   enum Kind : uint8_t { kNone, kNumber, kString } kind = kNone;
@@ -224,6 +235,10 @@ class PmrepCells {
     bool indom, discrete, string;
   };
   void IndexSet(const ColumnSet& set);
+  // The cells of through_double_ (strings of metrics with units) as the
+  // fetchgroup converts them, in its order.
+  void StringsThroughDouble(const Row& row);
+  std::vector<uint32_t> through_double_;
   std::vector<SetColumn> set_columns_;
   std::vector<uint32_t> conversions_;  // index in columns_
   // The last column of each shown metric that has an instance domain,

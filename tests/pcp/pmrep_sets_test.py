@@ -198,6 +198,52 @@ class PmrepSetsTest(unittest.TestCase):
                     self.same(["-a", archive, "-c", empty, "-s", "8", "-e", "x.e=" + expr, "x.e"]
                               + extra + output)
 
+    def test_strings_with_units_through_a_double(self):
+        # A string metric with units ("count"): pmrep hands the fetchgroup
+        # that scale, and the fetchgroup reads the string as a double
+        # (libpcp's __pmStringValue) and prints it back with "%.17e"; a
+        # text that is not wholly a number shows as no value. Without units,
+        # the string as it is. An archive of such strings, from LOGIMPORT.
+        from pcp import pmi
+        import cpmapi as c
+        path = os.path.join(self.root, "strings")
+        for suffix in (".0", ".meta", ".index"):
+            if os.path.exists(path + suffix):
+                os.remove(path + suffix)
+        log = pmi.pmiLogImport(path)
+        log.pmiSetHostname("strings")
+        log.pmiSetTimezone("UTC")
+        indom = log.pmiInDom(245, 1)
+        for k, name in enumerate(("a", "b", "c")):
+            log.pmiAddInstance(indom, name, k)
+        log.pmiAddMetric("s.count", log.pmiID(245, 0, 1), c.PM_TYPE_STRING, c.PM_INDOM_NULL,
+                         c.PM_SEM_INSTANT, log.pmiUnits(0, 0, 1, 0, 0, c.PM_COUNT_ONE))
+        log.pmiAddMetric("s.kb", log.pmiID(245, 0, 2), c.PM_TYPE_STRING, indom,
+                         c.PM_SEM_INSTANT, log.pmiUnits(1, 0, 0, c.PM_SPACE_KBYTE, 0, 0))
+        log.pmiAddMetric("s.none", log.pmiID(245, 0, 3), c.PM_TYPE_STRING, c.PM_INDOM_NULL,
+                         c.PM_SEM_INSTANT, log.pmiUnits(0, 0, 0, 0, 0, 0))
+        texts = ["123", "1.5e3", " 7", "0x10", "abc", "-0x1p3", "inf", "12 ", "-nan", "1e400",
+                 "0X1F", "-0xfg", "  -12.5", "1e-310", "+4", ".5", "0x", "-", "7e", "NaN(1)",
+                 "infinity", "2,5", "0.1"]
+        for k, t in enumerate(texts):
+            log.pmiPutValue("s.count", "", t)
+            for j, name in enumerate(("a", "b", "c")):
+                log.pmiPutValue("s.kb", name, texts[(k + j) % len(texts)])
+            log.pmiPutValue("s.none", "", t)
+            log.pmiWrite(1700000000 + k, 0)
+        del log
+        empty = os.path.join(self.root, "empty.conf")
+        open(empty, "w").close()
+        for output in (["-o", "csv"], []):
+            for extra in ([], ["-u"]):
+                out = self.same(["-a", path, "-c", empty, "-z", "s.count", "s.kb", "s.none",
+                                 "-e", "x.s=s.count", "x.s"] + output + extra)
+                self.assertIn("1.23000000000000000e+02" if output else "1.23", out)
+                self.assertIn("-nan", out)
+            # Units of the spec's own: the double converted to them.
+            self.same(["-a", path, "-c", empty, "-z", "s.kb,,,MB", "s.count,,,count x 10^3"]
+                      + output)
+
     def test_application_sets(self):
         for archive in ("ml3", "pl3"):
             for s in ("app", "app-raw", "app-limit", "app-filter", "app-rates"):
