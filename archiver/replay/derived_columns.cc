@@ -407,6 +407,14 @@ const Row& DerivedColumns::Project(const ColumnSet& operands, const Row& in, boo
     return &cached;
   };
   fetch.metric = values;
+  // A record's set that is a PCP error (rows at the records only).
+  if (!in.empty_sets.empty()) {
+    fetch.failed = [&](const std::string& name) {
+      auto it = operand_metric_.find(name);
+      return it != operand_metric_.end() && it->second < in.empty_sets.size() &&
+             in.empty_sets[it->second] == kErrorSet;
+    };
+  }
   // The values of an operand of an integer type as integers, taken once a
   // row (nullptr when a value is not an integer).
   fetch.integers = [&](const std::string& name) -> const format::DeriveIntegers* {

@@ -262,7 +262,14 @@ DeriveEvaluator::DeriveEvaluator(const DeriveBound& root, DeriveShared* shared) 
 }
 
 const DeriveValues& DeriveEvaluator::Evaluate(const DeriveFetch& fetch) {
-  return Eval(root_, fetch);
+  failed_ = false;
+  const DeriveValues& out = Eval(root_, fetch);
+  return failed_ ? NoValues() : out;
+}
+
+bool DeriveEvaluator::Failed(const std::string& name, const DeriveFetch& f) {
+  if (f.failed && f.failed(name)) failed_ = true;
+  return failed_;
 }
 
 void DeriveEvaluator::Reset() {
@@ -270,8 +277,11 @@ void DeriveEvaluator::Reset() {
 }
 
 const DeriveValues& DeriveEvaluator::Eval(const DeriveBound& b, const DeriveFetch& f) {
+  // After a failed operand libpcp evaluates nothing more of the tree.
+  if (failed_) return NoValues();
   const DeriveNode& n = *b.node;
   if (n.op == Op::kName) {
+    if (Failed(n.text, f)) return NoValues();
     const DeriveValues* values = f.metric(n.text);
     return values != nullptr ? *values : NoValues();
   }
@@ -280,6 +290,9 @@ const DeriveValues& DeriveEvaluator::Eval(const DeriveBound& b, const DeriveFetc
   if (node.serial != f.serial) {
     node.result = &Compute(b, f, node);
     node.serial = f.serial;
+    node.failed = failed_;
+  } else if (node.failed) {
+    failed_ = true;
   }
   return *node.result;
 }
@@ -314,6 +327,8 @@ const DeriveValues& DeriveEvaluator::Compute(const DeriveBound& b, const DeriveF
       f.integers && b.args[0]->desc.type >= kType32 && b.args[0]->desc.type <= kTypeU64) {
     // An archive metric's integers, where they are given with their
     // instances: no trip through long double.
+    // A failed operand: delta() and rate() keep the fetch before it.
+    if (Failed(b.args[0]->node->text, f)) return out;
     const DeriveIntegers* ints = f.integers(b.args[0]->node->text);
     // (Values that changed from signed to unsigned between fetches, which
     // an archive's descriptor does not let happen, go through Across.)
@@ -324,6 +339,7 @@ const DeriveValues& DeriveEvaluator::Compute(const DeriveBound& b, const DeriveF
     }
   }
   const DeriveValues& l = Eval(*b.args[0], f);
+  if (failed_) return out;  // delta() and rate() keep the fetch before it
   if (n.op == Op::kDelta || n.op == Op::kRate) return Across(b, l, f, node);
   if (b.args.size() == 1) return OneOperand(b, l, f, node);
   return TwoOperands(b, l, f, out);
@@ -334,6 +350,9 @@ const DeriveValues& DeriveEvaluator::Aggregate(const DeriveBound& b, const Deriv
                                                DeriveValues& out) {
   const DeriveNode& n = *b.node;
   const int32_t type = b.desc.type;
+  // count() of a failed operand is 0 (it has no value to count); the
+  // others fail.
+  if (n.op != Op::kCount && Failed(n.text, f)) return out;
   if (f.integers) {
     if (const DeriveIntegers* ints = f.integers(n.text)) {
       if (n.op == Op::kCount) {
@@ -669,8 +688,12 @@ bool DeriveEvaluator::Keeps(const DeriveBound& b, Filter& filter, uint32_t indom
         filter.re.reset(re.release());
       }
     }
+    // Matched against the name up to its first space, as libpcp's
+    // "classical external instance name matching" (derive_fetch.c): PCP
+    // QA's 20180102 has "000031 (watchdog/5)", which /5/ does not match.
+    const std::string first = name.substr(0, name.find(' '));
     keep = filter.re != nullptr &&
-           (::regexec(filter.re.get(), name.c_str(), 0, nullptr, 0) == 0) != n.invert;
+           (::regexec(filter.re.get(), first.c_str(), 0, nullptr, 0) == 0) != n.invert;
   }
   filter.keep.emplace(inst, keep);
   return keep;

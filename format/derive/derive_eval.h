@@ -86,6 +86,11 @@ struct DeriveFetch {
   // avg() then work in them, as libpcp does in the metric's own type,
   // without converting each value to long double; count() counts them.
   std::function<const DeriveIntegers*(const std::string& name)> integers;
+  // Optional: whether metric `name`'s set at this fetch is a PCP error (a
+  // record's, as "Explicit instance identifier(s) required"). libpcp then
+  // evaluates no more of the tree and the derived metric has no value,
+  // but count() of it is 0, and delta() and rate() keep the fetch before.
+  std::function<bool(const std::string& name)> failed;
   // The external name of instance `inst` of `indom` ("" when unknown).
   std::function<std::string(uint32_t indom, int32_t inst)> instance;
   // The fetch's time in nanoseconds from any fixed origin: rate() takes
@@ -136,6 +141,7 @@ struct NodeState {
   bool shared = false;
   uint64_t serial = 0;
   const DeriveValues* result = nullptr;
+  bool failed = false;  // an operand of `result`'s fetch failed
 };
 
 }  // namespace derive_internal
@@ -177,6 +183,9 @@ class DeriveEvaluator {
   using Last = derive_internal::Last;
 
   const DeriveValues& Eval(const DeriveBound& b, const DeriveFetch& f);
+  // Whether metric `name` failed at this fetch (DeriveFetch::failed), or
+  // an operand before it did.
+  bool Failed(const std::string& name, const DeriveFetch& f);
   const DeriveValues& Compute(const DeriveBound& b, const DeriveFetch& f, Node& node);
   const DeriveValues& Aggregate(const DeriveBound& b, const DeriveFetch& f, DeriveValues& out);
   const DeriveValues& Ternary(const DeriveBound& b, const DeriveFetch& f, DeriveValues& out);
@@ -199,6 +208,7 @@ class DeriveEvaluator {
   // later, so references to them stay valid): its own, or the shared one.
   absl::node_hash_map<const DeriveBound*, Node> own_;
   absl::flat_hash_map<const DeriveBound*, Node*> nodes_;
+  bool failed_ = false;  // an operand failed at this fetch
 };
 
 // The 64 bits an integer value of a derived metric is held in (a signed

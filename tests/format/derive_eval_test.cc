@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -61,9 +62,14 @@ class Evaluated {
     eval_ = std::make_unique<DeriveEvaluator>(*check_.bound);
   }
   // Values at time `seconds` with these metric values.
+  // `failed`: metrics whose sets are PCP errors at this fetch.
   std::map<int32_t, long double> At(double seconds,
-                                    const std::map<std::string, DeriveValues>& metrics) {
+                                    const std::map<std::string, DeriveValues>& metrics,
+                                    const std::set<std::string>& failed = {}) {
     DeriveFetch f;
+    if (!failed.empty()) {
+      f.failed = [&](const std::string& name) { return failed.count(name) > 0; };
+    }
     f.ns = std::llround(seconds * 1e9);
     f.rate_wraps_backwards = wraps_;
     f.metric = [&](const std::string& name) -> const DeriveValues* {
@@ -320,6 +326,10 @@ TEST(DeriveEvalTest, FunctionsOverInstances) {
   EXPECT_EQ(Evaluated("i[sdb]").At(1, m), (M{{1, 10}}));
   EXPECT_EQ(Evaluated("matchinst(/sd[ac]/, i)").At(1, m), (M{{0, 4}, {2, 1}}));
   EXPECT_EQ(Evaluated("matchinst(!/sd[ac]/, i)").At(1, m), (M{{1, 10}}));
+  // A pattern sees the name up to its first space ("sda", not "sda disk").
+  EXPECT_EQ(Evaluated("matchinst(/disk/, i)").At(1, m), M{});
+  EXPECT_EQ(Evaluated("matchinst(!/disk/, i)").At(1, m), (M{{0, 4}, {1, 10}, {2, 1}}));
+  EXPECT_EQ(Evaluated("matchinst(/^sdb$/, i)").At(1, m), (M{{1, 10}}));
   EXPECT_EQ(Evaluated("scalar(i[sdc])").At(1, m), (M{{-1, 1}}));
 }
 
@@ -448,6 +458,71 @@ TEST(DeriveEvalTest, SharedSubtreesGiveWhatEachGivesAlone) {
     }
   }
   EXPECT_GT(compared, 3000u);
+}
+
+// A metric whose set is a PCP error at a fetch, as libpcp's eval_expr
+// takes it: the expression has no value and nothing after the failed
+// operand is evaluated (a delta() there keeps the fetch before), but count()
+// of it is 0. Shared subtrees carry the failure to every evaluator.
+TEST(DeriveEvalTest, FailedOperandsAsLibpcpEvaluatesThem) {
+  for (bool integers : {false, true}) {
+    Evaluated sum("sum(c)");
+    sum.WithIntegers(integers);
+    EXPECT_EQ(sum.At(0, {{"c", {{0, 1}}}}, {"c"}), M{});
+    EXPECT_EQ(sum.At(1, {{"c", {{0, 1}}}}), (M{{-1, 1}}));
+    Evaluated count("count(c) * k");
+    count.WithIntegers(integers);
+    EXPECT_EQ(count.At(0, {{"k", {{-1, 5}}}}, {"c"}), (M{{-1, 0}}));
+    EXPECT_EQ(count.At(1, {{"k", {{-1, 5}}}}, {"k"}), M{});
+    // delta() keeps the fetch before a failed one.
+    Evaluated delta("delta(t)");
+    delta.WithIntegers(integers);
+    delta.At(0, {{"t", {{-1, 100}}}});
+    EXPECT_EQ(delta.At(1, {{"t", {{-1, 200}}}}, {"t"}), M{});
+    EXPECT_EQ(delta.At(2, {{"t", {{-1, 130}}}}), (M{{-1, 30}}));
+    // The left operand first: after it fails the right is not evaluated.
+    Evaluated right("k * delta(t)");
+    Evaluated left("delta(t) * k");
+    for (Evaluated* e : {&right, &left}) {
+      e->WithIntegers(integers);
+      e->At(0, {{"k", {{-1, 1}}}, {"t", {{-1, 100}}}});
+      EXPECT_EQ(e->At(1, {{"t", {{-1, 200}}}}, {"k"}), M{});
+    }
+    EXPECT_EQ(right.At(2, {{"k", {{-1, 1}}}, {"t", {{-1, 300}}}}), (M{{-1, 200}}));
+    EXPECT_EQ(left.At(2, {{"k", {{-1, 1}}}, {"t", {{-1, 300}}}}), (M{{-1, 100}}));
+  }
+  // sum(c) shared: the evaluator that reads it computed by the other
+  // fails too, so its delta() keeps the fetch before.
+  DeriveShared shared;
+  DeriveParse pa = ParseDerived("sum(c) * 2");
+  DeriveParse pb = ParseDerived("delta(sum(c))");
+  DeriveCheck ca = CheckDerived(*pa.tree, Lookup);
+  DeriveCheck cb = CheckDerived(*pb.tree, Lookup);
+  ASSERT_NE(ca.bound, nullptr);
+  ASSERT_NE(cb.bound, nullptr) << cb.error;
+  DeriveEvaluator a(*ca.bound, &shared);
+  DeriveEvaluator b(*cb.bound, &shared);
+  const long double sums[] = {10, 20, 40};
+  for (int fetch = 0; fetch < 3; ++fetch) {
+    const std::map<std::string, DeriveValues> m = {{"c", {{0, sums[fetch]}}}};
+    DeriveFetch f;
+    f.ns = int64_t{fetch} * 1000000000;
+    f.serial = static_cast<uint64_t>(fetch) + 1;
+    f.metric = [&](const std::string& name) -> const DeriveValues* {
+      auto it = m.find(name);
+      return it != m.end() ? &it->second : nullptr;
+    };
+    f.failed = [&](const std::string& name) { return fetch == 1 && name == "c"; };
+    const DeriveValues& va = a.Evaluate(f);
+    EXPECT_EQ(va.empty(), fetch == 1) << fetch;
+    const DeriveValues& vb = b.Evaluate(f);
+    if (fetch == 2) {
+      ASSERT_EQ(vb.size(), 1u);
+      EXPECT_EQ(vb[0].v, 30);  // 40 - 10: fetch 1 failed
+    } else {
+      EXPECT_TRUE(vb.empty()) << fetch;
+    }
+  }
 }
 
 // The bits of an integer value as C's conversion gives them, by either

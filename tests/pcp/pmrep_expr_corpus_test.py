@@ -227,6 +227,33 @@ class PmrepExprCorpusTest(unittest.TestCase):
             self.assertEqual(q.stdout, p.stdout)
             self.assertIn("inf", q.stdout)
 
+    def test_a_failed_operand_fails_the_expression(self):
+        # 20190628.06.31's swap.in is a PCP error at every record ("Metric
+        # not supported by this version of monitored application"): at the
+        # records libpcp evaluates no more of an expression naming it and
+        # the derived metric has no value (derive_fetch.c's eval_expr), but
+        # count() of it is 0. On a grid the error is no value (sum() 0).
+        base = os.path.join(PCPQA, "20190628.06.31")
+        for e in ("sum(swap.in)", "avg(swap.in)", "count(swap.in) + kernel.all.nprocs",
+                  "sum(kernel.all.nprocs) * avg(swap.in)"):
+            for extra in (["-u"], []):
+                out = self.same(base, extra + ["-e", "x.e=" + e, "x.e"])
+                values = [line.split(",")[1] for line in out.splitlines()[1:]]
+                self.assertGreater(len(values), 4, e)
+                if "count" in e:
+                    self.assertTrue(all(values[1:]), e)
+                elif extra:
+                    self.assertFalse(any(values), e)
+
+    def test_matchinst_sees_the_name_to_its_first_space(self):
+        # libpcp matches matchinst()'s pattern against an instance's name up
+        # to its first space: of 20201109-b's processes ("000031 (watchdog/5)")
+        # /5/ keeps those whose number has a 5, whatever their command.
+        base = os.path.join(PCPQA, "20201109-b")
+        for e in ("matchinst(/5/, proc.memory.rss)", "matchinst(!/[a-z]/, proc.memory.rss)"):
+            out = self.same(base, ["-u", "-e", "x.e=" + e, "x.e"])
+            self.assertGreater(len(out.splitlines()), 1, e)
+
     def test_pcpqa_processes(self):
         self.corpus(os.path.join(PCPQA, "20201109-b"), 23, 50, 50)
 
