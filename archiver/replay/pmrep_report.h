@@ -82,24 +82,20 @@ struct PmrepLiveFilter {
 };
 
 struct PmrepColumn {
-  // What every row reads first, together in a cache line (the texts after
-  // them make a column 256 bytes: a walk of 10,000 columns a row that read
-  // fields either side of them missed the cache at each).
   size_t column = 0;  // in the ColumnSet
-  size_t metric = 0;  // the shown metric it belongs to (0, 1, ... in order)
-  double scale = 1, multiplier = 1;
-  int64_t limit = 0;  // 0: none; > 0 values below it hidden; < 0 above -limit
-  int32_t type = 0;   // the number's PM_TYPE_* (DOUBLE unless kept)
-  int precision = 3;
+  std::string name;   // the header's "metric" or "metric-instance"
   bool rate = false;
+  double scale = 1, multiplier = 1;
+  int32_t type = 0;   // the number's PM_TYPE_* (DOUBLE unless kept)
   // No units text, so pmrep hands the fetchgroup no scale: a value it does
   // not rate-convert is copied whole; with one ("count", "byte"), even one
   // equal to the metric's own, the fetchgroup takes every value through a
   // double (a 64-bit integer above 2^53 rounded).
   bool unscaled = false;
+  int precision = 3;
+  int64_t limit = 0;  // 0: none; > 0 values below it hidden; < 0 above -limit
   bool discrete = false;
   bool string = false;
-  std::string name;   // the header's "metric" or "metric-instance"
   // pmrep's terminal table (its stdout output):
   std::string label;       // the spec's, else "m.u.free" for mem.util.free
   std::string metric_name;  // the metric's (pmrep's key: its -g header names it)
@@ -107,6 +103,7 @@ struct PmrepColumn {
   std::string unit_label;  // "Kbyte", "ms/s", "count/s" (format_metric_label)
   int width = 3;           // the spec's, else the options', else the label's; at least 3
   std::shared_ptr<const PmrepLiveFilter> live;  // -j: the metric's filter (null: none)
+  size_t metric = 0;       // the shown metric it belongs to (0, 1, ... in order)
 };
 
 // The columns of `options.metrics` in `columns`. Errors: InvalidArgument

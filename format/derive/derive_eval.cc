@@ -325,10 +325,10 @@ const DeriveValues& DeriveEvaluator::Compute(const DeriveBound& b, const DeriveF
   }
   if ((n.op == Op::kDelta || n.op == Op::kRate) && b.args[0]->node->op == Op::kName &&
       f.integers && b.args[0]->desc.type >= kType32 && b.args[0]->desc.type <= kTypeU64) {
-    // An archive metric's integers, where they are given with their
-    // instances: no trip through long double.
     // A failed operand: delta() and rate() keep the fetch before it.
     if (Failed(b.args[0]->node->text, f)) return out;
+    // An archive metric's integers, where they are given with their
+    // instances: no trip through long double.
     const DeriveIntegers* ints = f.integers(b.args[0]->node->text);
     // (Values that changed from signed to unsigned between fetches, which
     // an archive's descriptor does not let happen, go through Across.)
