@@ -14,6 +14,13 @@
 // left to whatever handled it before (by default: the process dies, as it
 // should). The function is abandoned midway, so it must not allocate, own
 // or lock anything: copying and storing bytes only.
+//
+// MapPatched() is the other way to survive a shrinking file, for bytes
+// handed on in place to code that cannot be abandoned midway (an archive's
+// volume decoded where it lies instead of copied: issue 31): a fault there
+// maps zeros over the rest of the mapping and reading goes on; shrank()
+// then says so, and the owner, asking it after each use, reports an error
+// instead of the zeros.
 #ifndef MMVLOG_ARCHIVER_MMV_GUARDED_MAPPING_H_
 #define MMVLOG_ARCHIVER_MMV_GUARDED_MAPPING_H_
 
@@ -31,9 +38,17 @@ class GuardedMapping {
   GuardedMapping() = default;
   // Maps the first `size` bytes of `fd` (size > 0); errors name `path`.
   static absl::StatusOr<GuardedMapping> Map(int fd, size_t size, absl::string_view path);
-  GuardedMapping(GuardedMapping&& o) noexcept : data_(o.data_), size_(o.size_) {
+  // Maps `size` bytes of `fd` from `offset` (a multiple of the page size;
+  // size > 0) to be read anywhere, through guarded_bytes(), with no
+  // ReadAll: see above. At most kMostPatched at once in a process; beyond
+  // that ResourceExhausted (the caller reads the file instead).
+  static absl::StatusOr<GuardedMapping> MapPatched(int fd, uint64_t offset, size_t size,
+                                                   absl::string_view path);
+  static constexpr int kMostPatched = 64;
+  GuardedMapping(GuardedMapping&& o) noexcept : data_(o.data_), size_(o.size_), slot_(o.slot_) {
     o.data_ = nullptr;
     o.size_ = 0;
+    o.slot_ = -1;
   }
   GuardedMapping& operator=(GuardedMapping&& o) noexcept;
   GuardedMapping(const GuardedMapping&) = delete;
@@ -57,7 +72,8 @@ class GuardedMapping {
     return ReadAllImpl(maps, [](void* f) { (*static_cast<Fn*>(f))(); }, &fn);
   }
   // The mapping's bytes, for fn of a ReadAll that guards this mapping (read
-  // anywhere else, a shrunken file kills the process).
+  // anywhere else, a shrunken file kills the process), or anywhere for a
+  // MapPatched mapping.
   std::span<const uint8_t> guarded_bytes() const { return {data_, size_}; }
   // Whether `at` lies in the mapping (for the SIGBUS handler).
   bool Holds(const void* at) const {
@@ -78,6 +94,9 @@ class GuardedMapping {
     }
   }
   void reset();
+  // For a MapPatched mapping: whether a read found the file shorter than
+  // the mapping (and read zeros there).
+  bool shrank() const;
 
   // Calls fn(bytes) with the mapping's bytes; false when a read faulted
   // (the file shrank under it) and fn was abandoned. REQUIRES: valid(); fn
@@ -94,6 +113,7 @@ class GuardedMapping {
 
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
+  int slot_ = -1;  // MapPatched's entry in the SIGBUS handler's table
 };
 
 }  // namespace mmvlog::archiver

@@ -525,6 +525,13 @@ const Sample* SampleStream::Next() {
         }) = std::move(shape);
       }
     }
+    // Read in place: a volume cut short meanwhile gave zeros, not values
+    // (damage, as ReadRecord's errors are).
+    if (absl::Status s = reader_->Intact(); !s.ok()) {
+      damaged_.push_back(std::string(s.message()));
+      CloseArchive(false);
+      continue;
+    }
     last_time_ = record_.timestamp;
     if (seek_from_ && !checked_) {
       if (sample_.mark) mark_seen_ = true;

@@ -309,9 +309,28 @@ absl::Status ArchiveReader::LoadVolume(size_t i, uint64_t start) {
   buffer_offset_ = 0;
   filled_ = 0;
   at_end_ = false;
+  window_.reset();
+  mapped_fd_.reset();
+  volume_compressed_ = !CompressionSuffix(volume_path_).empty();
+  if (!volume_compressed_) {
+    absl::StatusOr<FileDescriptor> fd = OpenForRead(volume_path_);
+    if (!fd.ok()) return fd.status();
+    absl::StatusOr<struct stat> st = StatFd(fd->get(), volume_path_);
+    if (!st.ok()) return st.status();
+    // A FIFO or a device is read as a stream.
+    if (S_ISREG(st->st_mode)) {
+      absl::Status s = LoadMappedVolume(std::move(*fd), start);
+      if (!absl::IsResourceExhausted(s)) return s;
+      // More volumes mapped at once than the SIGBUS handler keeps: this
+      // one is read as a stream.
+      mapped_fd_.reset();
+      buffer_offset_ = 0;
+      filled_ = 0;
+      at_end_ = false;
+    }
+  }
   absl::StatusOr<std::unique_ptr<ReadStream>> in = OpenReadStream(volume_path_);
   if (!in.ok()) return in.status();
-  volume_compressed_ = !CompressionSuffix(volume_path_).empty();
   // Decompressed on a thread of its own, beside the decoding of records.
   volume_ = volume_compressed_ ? std::make_unique<PrefetchStream>(std::move(*in)) : std::move(*in);
   // The label alone first when a skip follows (its frame is a few hundred
@@ -327,6 +346,7 @@ absl::Status ArchiveReader::LoadVolume(size_t i, uint64_t start) {
     at_end_ = filled_ < kLabelRead;
     scanner_ = std::make_unique<format::RecordScanner>(
         std::span<const uint8_t>(buffer_.data(), filled_), 0);
+    bytes_ = buffer_.data();
   } else if (absl::Status s = Refill(0, 0); !s.ok()) {
     return s;
   }
@@ -361,7 +381,66 @@ absl::Status ArchiveReader::LoadVolume(size_t i, uint64_t start) {
   return absl::OkStatus();
 }
 
+absl::Status ArchiveReader::LoadMappedVolume(FileDescriptor fd, uint64_t start) {
+  mapped_fd_ = std::move(fd);
+  volume_.reset();
+  if (absl::Status s = MoveWindow(0, 0); !s.ok()) return s;
+  absl::StatusOr<format::LogLabel> label = ReadLabel(buffer_, volume_path_, scanner_.get());
+  if (!label.ok()) return label.status();
+  if (label->version != catalog_->label.version || label->hostname != catalog_->label.hostname) {
+    return absl::DataLossError(absl::StrCat(volume_path_,
+                                            ": label does not match the archive's .meta label"));
+  }
+  if (start > scanner_->offset()) {
+    if (absl::Status s = MoveWindow(start, 0); !s.ok()) return s;
+    if (start > mapped_size_) scanner_.reset();  // the volume ends before `start`
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ArchiveReader::MoveWindow(uint64_t at, uint64_t need) {
+  // The file's size each time: a volume being written is read on as it
+  // grows, as a stream's reads go on.
+  absl::StatusOr<struct stat> st = StatFd(mapped_fd_.get(), volume_path_);
+  if (!st.ok()) return st.status();
+  const uint64_t size = static_cast<uint64_t>(st->st_size);
+  mapped_size_ = size;
+  // Windows begin 2 MB apart, so that a large folio of the page cache can
+  // be mapped whole, and span 4 MB: a replay's resident memory stays that
+  // of its columns (pages mapped count in it), and a 1 GB volume read
+  // through 4 MB or 16 MB windows costs the same.
+  constexpr uint64_t kAlign = 2 << 20;
+  constexpr uint64_t kWindow = 4 << 20;
+  static_assert(kWindow >= 2 * kAlign, "a window reaches past `at`");
+  window_.reset();
+  const uint64_t from = at & ~(kAlign - 1);
+  size_t length = 0;
+  if (at < size) {
+    length = static_cast<size_t>(std::min(std::max(kWindow, at - from + need), size - from));
+    absl::StatusOr<GuardedMapping> map =
+        GuardedMapping::MapPatched(mapped_fd_.get(), from, length, volume_path_);
+    if (!map.ok()) return map.status();
+    window_ = std::move(*map);
+  }
+  buffer_offset_ = at;
+  bytes_ = window_.valid() ? window_.guarded_bytes().data() + (at - from) : nullptr;
+  filled_ = window_.valid() ? length - static_cast<size_t>(at - from) : 0;
+  at_end_ = !window_.valid() || from + length == size;
+  scanner_ = std::make_unique<format::RecordScanner>(std::span<const uint8_t>(bytes_, filled_),
+                                                     buffer_offset_);
+  return absl::OkStatus();
+}
+
+absl::Status ArchiveReader::Intact() const {
+  if (!window_.shrank()) return absl::OkStatus();
+  absl::StatusOr<struct stat> st = StatFd(mapped_fd_.get(), volume_path_);
+  return absl::DataLossError(absl::StrCat(
+      volume_path_, ": offset ", last_record_.data_offset, ": the file was cut short",
+      st.ok() ? absl::StrCat(" to ", st->st_size, " bytes") : "", " while it was read"));
+}
+
 absl::Status ArchiveReader::Refill(uint64_t at, uint64_t need) {
+  if (mapped_fd_.valid()) return MoveWindow(at, need);
   // 256 KB: small enough to stay in L2 between the kernel's copy and the
   // decoder (4 MB overran it: 5-10% of a replay's CPU), large enough that
   // a record seldom straddles two reads (one larger is read whole: `need`).
@@ -402,6 +481,7 @@ absl::Status ArchiveReader::Refill(uint64_t at, uint64_t need) {
       }
     }
   }
+  bytes_ = buffer_.data();
   scanner_ = std::make_unique<format::RecordScanner>(
       std::span<const uint8_t>(buffer_.data(), filled_), buffer_offset_);
   return absl::OkStatus();
@@ -410,7 +490,7 @@ absl::Status ArchiveReader::Refill(uint64_t at, uint64_t need) {
 uint64_t ArchiveReader::RecordNeeds(uint64_t at) {
   const size_t pos = static_cast<size_t>(at - buffer_offset_);
   if (filled_ - pos < 4) return 0;
-  const uint64_t length = format::LoadBig32(buffer_.data() + pos);
+  const uint64_t length = format::LoadBig32(bytes_ + pos);
   if (volume_compressed_) return length;  // Refill grows only as the data goes
   // A damaged length can claim up to 4 GB: never read past the file.
   absl::StatusOr<struct stat> st = StatPath(volume_path_);
@@ -422,6 +502,7 @@ uint64_t ArchiveReader::RecordNeeds(uint64_t at) {
 absl::Status ArchiveReader::TakeDamage() {
   absl::Status s = std::exchange(damage_, absl::OkStatus());
   scanner_.reset();
+  window_.reset();
   next_volume_ = catalog_->volume_paths.size();  // nothing after damage is trusted
   return s;
 }
@@ -444,9 +525,11 @@ absl::StatusOr<bool> ArchiveReader::NextInto(format::DecodedResult* result) {
 
 absl::Status ArchiveReader::DecodeFrame(const format::Frame& frame,
                                         format::DecodedResult* result) const {
-  return format::WithContext(
+  absl::Status s = format::WithContext(
       format::DecodeResultInto(catalog_->label.version, frame.payload, frame.offset, result),
       volume_path_);
+  if (absl::Status intact = Intact(); !intact.ok()) return intact;  // decoded from zeros
+  return s;
 }
 
 absl::StatusOr<format::Timestamp> ArchiveReader::FrameTimestamp(const format::Frame& frame) const {
@@ -457,7 +540,15 @@ absl::StatusOr<format::Timestamp> ArchiveReader::FrameTimestamp(const format::Fr
 }
 
 absl::StatusOr<std::optional<format::Frame>> ArchiveReader::NextFrame() {
+  // A volume cut short under its window: the bytes read since are zeros
+  // (the frame given last, or the one just scanned), and nothing after is
+  // trusted.
+  auto cut_short = [this]() -> absl::Status {
+    damage_ = Intact();
+    return TakeDamage();
+  };
   for (;;) {
+    if (window_.shrank()) return cut_short();
     if (scanner_ == nullptr) {
       if (next_volume_ >= catalog_->volume_paths.size()) return std::nullopt;
       const uint64_t start = std::exchange(start_offset_, 0);
@@ -466,6 +557,10 @@ absl::StatusOr<std::optional<format::Frame>> ArchiveReader::NextFrame() {
     }
     const uint64_t at = scanner_->offset();
     absl::StatusOr<std::optional<format::Frame>> frame = scanner_->Next();
+    if (window_.shrank()) {
+      last_record_.data_offset = at;
+      return cut_short();
+    }
     if (!frame.ok()) {
       if (!absl::IsOutOfRange(frame.status())) {
         return format::WithContext(frame.status(), volume_path_);

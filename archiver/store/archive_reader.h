@@ -5,9 +5,11 @@
 //
 // Open() reads the whole .meta (descriptors, instance domains over time,
 // labels, help text); Next() returns results in file order (time order for
-// any archive PCP accepts). A volume is read a few megabytes at a time (at
-// least one whole record), so memory does not grow with its size, whether
-// it is compressed or not. Damage in a compressed stream is an error naming
+// any archive PCP accepts). A plain volume is read in place, through a
+// window of a few MB of its mapping moved along it; a compressed one a few
+// hundred KB at a time: memory does not grow with its size either way. A
+// plain volume cut short while it is read is DataLoss naming it, never a
+// SIGBUS (archiver/mmv/guarded_mapping.h). Damage in a compressed stream is an error naming
 // the file and the offset in the decompressed stream, returned after every
 // record before it.
 //
@@ -28,6 +30,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "archiver/file/posix_file.h"
+#include "archiver/mmv/guarded_mapping.h"
 #include "archiver/store/read_stream.h"
 #include "format/archive/archive_framing.h"
 #include "format/archive/archive_index.h"
@@ -149,6 +152,10 @@ class ArchiveReader {
   absl::StatusOr<std::optional<format::Frame>> NextFrame();
   // Decodes a frame NextFrame gave, errors naming its volume.
   absl::Status DecodeFrame(const format::Frame& frame, format::DecodedResult* result) const;
+  // DataLoss when the volume was cut short while it was read in place (the
+  // bytes of the frames given since may be zeros): asked by a reader of
+  // NextFrame's payloads after using them (DecodeFrame asks it itself).
+  absl::Status Intact() const;
   // Its timestamp alone, checked as DecodeFrame checks it.
   absl::StatusOr<format::Timestamp> FrameTimestamp(const format::Frame& frame) const;
 
@@ -165,8 +172,12 @@ class ArchiveReader {
   absl::Status LoadVolume(size_t i, uint64_t start);
   // Moves the bytes from file offset `at` on to the front of buffer_ and
   // reads on, until buffer_ holds at least max(kReadChunk, need) bytes or
-  // the end of the file; restarts scanner_ at `at`.
+  // the end of the file (a plain volume: moves its window to `at`);
+  // restarts scanner_ at `at`.
   absl::Status Refill(uint64_t at, uint64_t need);
+  absl::Status MoveWindow(uint64_t at, uint64_t need);
+  // LoadVolume's rest for a plain volume, read through window_.
+  absl::Status LoadMappedVolume(FileDescriptor fd, uint64_t start);
   // Bytes the record at `at` needs in the buffer (its length when buffered,
   // at most what the file holds from `at` on); 0 when not known.
   uint64_t RecordNeeds(uint64_t at);
@@ -186,6 +197,12 @@ class ArchiveReader {
   bool volume_compressed_ = false;
   absl::Status damage_;
   std::vector<uint8_t> buffer_;
+  // A plain volume: read in place, no copy (the kernel's copy was a third
+  // of a scalar replay's CPU: issue 31), a window of it mapped at a time.
+  FileDescriptor mapped_fd_;
+  GuardedMapping window_;
+  uint64_t mapped_size_ = 0;  // the file's size when window_ was mapped
+  const uint8_t* bytes_ = nullptr;  // [0, filled_): buffer_'s or window_'s
   uint64_t buffer_offset_ = 0;
   size_t filled_ = 0;
   bool at_end_ = false;

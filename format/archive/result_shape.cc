@@ -1,5 +1,6 @@
 #include "format/archive/result_shape.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "format/archive/archive_format.h"
@@ -62,10 +63,19 @@ namespace {
 [[gnu::target_clones("avx2", "default")]] bool MaskedEqual(const uint8_t* p, const uint32_t* e,
                                                            const uint32_t* m, size_t words) {
   uint32_t diff = 0;
-  for (size_t w = 0; w < words; ++w) {
-    uint32_t word;
-    std::memcpy(&word, p + 4 * w, 4);
-    diff |= (word & m[w]) ^ e[w];
+  // The payload is most often read in place from the page cache, this its
+  // first reading: asked for 1 KB ahead, as the CPU's own prefetch stops at
+  // each 4 KB page (13% less of this, 3% of a scalar replay: issue 31).
+  constexpr size_t kBlock = 64;  // words: 256 bytes, four cache lines
+  constexpr size_t kAhead = 1024;
+  for (size_t b = 0; b < words; b += kBlock) {
+    for (size_t line = 0; line < 4 * kBlock; line += 64) __builtin_prefetch(p + 4 * b + kAhead + line);
+    const size_t end = std::min(b + kBlock, words);
+    for (size_t w = b; w < end; ++w) {
+      uint32_t word;
+      std::memcpy(&word, p + 4 * w, 4);
+      diff |= (word & m[w]) ^ e[w];
+    }
   }
   return diff == 0;
 }

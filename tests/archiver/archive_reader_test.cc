@@ -20,6 +20,7 @@
 #include "archiver/store/archive_writer.h"
 #include "archiver/store/compress.h"
 #include "archiver/file/posix_file.h"
+#include "archiver/mmv/guarded_mapping.h"
 #include "format/archive/archive_format.h"
 #include "format/archive/archive_framing.h"
 #include "format/archive/archive_result.h"
@@ -33,6 +34,7 @@ namespace {
 using ::mmvlog::testing::TempBase;
 using ::mmvlog::testing::TestArchiveOptions;
 
+using ::mmvlog::testing::IsOkAndHolds;
 using ::mmvlog::testing::StatusIs;
 
 constexpr uint32_t kIndom = format::InDomBuild(70, 5);
@@ -206,6 +208,90 @@ TEST(ArchiveReader, CompressedVolumesReadTheSame) {
   absl::Status error;
   EXPECT_EQ(ReadStreamed(base, &warnings, &error), ref.results);
   EXPECT_OK(error);
+}
+
+// A plain volume is read through a window of its mapping (4 MB, moved
+// along it): records straddling the windows' ends, and one larger than the
+// rest of a window, read as a whole-file scan reads them.
+TEST(ArchiveReader, AVolumeLargerThanItsWindowReadsAsAWholeFileScanDoes) {
+  std::vector<int> sizes;
+  for (int i = 0; i < 2; ++i) {  // 14 MB: the window moves a few times
+    for (int n : {230'000, 7, 120'000, 0, 1}) sizes.push_back(n);
+  }
+  const std::string base = WriteArchive("windows", sizes);
+  const Reference ref = ReadWhole(base + ".0");
+  ASSERT_EQ(ref.results.size(), sizes.size());
+  std::vector<std::string> warnings;
+  absl::Status error;
+  EXPECT_EQ(ReadStreamed(base, &warnings, &error), ref.results);
+  EXPECT_OK(error);
+  EXPECT_THAT(warnings, ::testing::IsEmpty());
+}
+
+// With every entry of the SIGBUS handler's table taken (64 volumes read at
+// once), a volume is read as a stream instead, alike.
+TEST(ArchiveReader, AVolumeReadsAlikeWhenNoMoreCanBeMapped) {
+  const std::string base = WriteArchive("unmapped", Sizes());
+  const Reference ref = ReadWhole(base + ".0");
+  absl::StatusOr<FileDescriptor> fd = OpenForRead(base + ".0");
+  ASSERT_OK(fd);
+  std::vector<GuardedMapping> taken;
+  for (;;) {
+    absl::StatusOr<GuardedMapping> m = GuardedMapping::MapPatched(fd->get(), 0, 4096, "taken");
+    if (!m.ok()) break;
+    taken.push_back(std::move(*m));
+  }
+  ASSERT_EQ(taken.size(), static_cast<size_t>(GuardedMapping::kMostPatched));
+  std::vector<std::string> warnings;
+  absl::Status error;
+  EXPECT_EQ(ReadStreamed(base, &warnings, &error), ref.results);
+  EXPECT_OK(error);
+}
+
+// A volume cut short while it is read in place: the records returned
+// before are as written, the rest is DataLoss naming the volume and where
+// reading was, and never a SIGBUS, whether the cut is found by the reader
+// or by its caller reading a payload it was given.
+TEST(ArchiveReader, AVolumeCutShortWhileReadIsDataLoss) {
+  for (bool caller_reads : {false, true}) {
+    SCOPED_TRACE(caller_reads);
+    const std::string base = WriteArchive(caller_reads ? "cut_read" : "cut", Sizes());
+    const Reference ref = ReadWhole(base + ".0");
+    absl::StatusOr<std::unique_ptr<ArchiveReader>> r = ArchiveReader::Open(base);
+    ASSERT_OK(r);
+    format::DecodedResult result;
+    std::vector<Seen> seen;
+    for (int i = 0; i < 4; ++i) {
+      ASSERT_THAT((*r)->NextInto(&result), IsOkAndHolds(true));
+      seen.push_back(Summarize(result));
+    }
+    absl::StatusOr<std::optional<format::Frame>> frame = (*r)->NextFrame();  // 120,000 values
+    ASSERT_OK(frame);
+    ASSERT_TRUE(frame->has_value());
+    const uint64_t cut = (*frame)->offset + 1000;
+    ASSERT_EQ(::truncate((base + ".0").c_str(), static_cast<off_t>(cut)), 0);
+    absl::Status error;
+    if (caller_reads) {
+      // The payload past the cut reads as zeros; decoding it is DataLoss.
+      uint64_t sum = 0;
+      for (uint8_t b : (*frame)->payload) sum += b;
+      EXPECT_GT(sum, 0u);
+      EXPECT_THAT((*r)->Intact(), StatusIs(absl::StatusCode::kDataLoss));
+      error = (*r)->DecodeFrame(**frame, &result);
+    } else {
+      absl::StatusOr<bool> more = (*r)->NextInto(&result);
+      ASSERT_FALSE(more.ok());
+      error = more.status();
+    }
+    EXPECT_THAT(error, StatusIs(absl::StatusCode::kDataLoss,
+                                ::testing::AllOf(::testing::HasSubstr(base + ".0: offset "),
+                                                 ::testing::HasSubstr(absl::StrCat(
+                                                     "cut short to ", cut, " bytes")))));
+    // The reader says so too, and then reads nothing more.
+    if (caller_reads) EXPECT_THAT((*r)->NextInto(&result), StatusIs(absl::StatusCode::kDataLoss));
+    EXPECT_THAT((*r)->NextInto(&result), IsOkAndHolds(false));
+    EXPECT_EQ(seen, std::vector<Seen>(ref.results.begin(), ref.results.begin() + 4));
+  }
 }
 
 // Tests of the error paths follow: damage found while reading in pieces

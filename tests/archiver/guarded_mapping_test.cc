@@ -11,7 +11,9 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
@@ -19,6 +21,8 @@
 
 namespace mmvlog::archiver {
 namespace {
+
+using ::mmvlog::testing::StatusIs;
 
 constexpr size_t kPage = 4096;
 
@@ -154,6 +158,69 @@ TEST(GuardedMappingTest, NestedReadsEachGuardTheirOwnMapping) {
   ::close(b_fd);
 }
 
+// MapPatched: a mapping read anywhere (no Read), from an offset; a read
+// past the end of the shrunken file gives zeros instead of SIGBUS, and
+// shrank() says so, for that mapping only.
+TEST(GuardedMappingTest, APatchedMappingReadsZerosPastAShrunkenEndAndSaysSo) {
+  const int fd = MakeFile("patched", 6);
+  absl::StatusOr<GuardedMapping> map = GuardedMapping::MapPatched(fd, 2 * kPage, 4 * kPage, "patched");
+  ASSERT_OK(map);
+  absl::StatusOr<GuardedMapping> other = GuardedMapping::MapPatched(fd, 0, 6 * kPage, "patched");
+  ASSERT_OK(other);
+  const std::span<const uint8_t> bytes = map->guarded_bytes();
+  ASSERT_EQ(bytes.size(), 4 * kPage);
+  EXPECT_EQ(bytes[0], 3);  // page 2 of the file
+  EXPECT_EQ(bytes[3 * kPage + 5], 6);
+  EXPECT_FALSE(map->shrank());
+  ASSERT_EQ(::ftruncate(fd, 3 * kPage + 100), 0);  // inside the mapping's second page
+  EXPECT_EQ(bytes[kPage + 99], 4);  // still in the file: the file's byte
+  EXPECT_FALSE(map->shrank());
+  uint64_t past = 0;
+  for (size_t i = 2 * kPage; i < bytes.size(); ++i) past += bytes[i];  // SIGBUS without the patch
+  EXPECT_EQ(past, 0u);
+  EXPECT_TRUE(map->shrank());
+  EXPECT_EQ(bytes[0], 3);  // what was before the fault is the file's still
+  EXPECT_FALSE(other->shrank());  // not read past its end yet
+  volatile uint8_t b = other->guarded_bytes()[5 * kPage];
+  EXPECT_EQ(b, 0);
+  EXPECT_TRUE(other->shrank());
+  // A mapping made again of the same entry starts unshrunk.
+  map->reset();
+  other->reset();
+  absl::StatusOr<GuardedMapping> again = GuardedMapping::MapPatched(fd, 0, 3 * kPage, "patched");
+  ASSERT_OK(again);
+  EXPECT_FALSE(again->shrank());
+  EXPECT_EQ(again->guarded_bytes()[2 * kPage], 3);
+  ::close(fd);
+}
+
+// The handler's table is bounded: past kMostPatched at once the mapping is
+// refused (its owner reads instead), and an entry freed is taken again.
+TEST(GuardedMappingTest, PatchedMappingsAreBoundedAndTheirEntriesReused) {
+  const int fd = MakeFile("bounded", 1);
+  std::vector<GuardedMapping> maps;
+  for (int i = 0; i < GuardedMapping::kMostPatched; ++i) {
+    absl::StatusOr<GuardedMapping> m = GuardedMapping::MapPatched(fd, 0, kPage, "bounded");
+    ASSERT_OK(m);
+    maps.push_back(std::move(*m));
+  }
+  EXPECT_THAT(GuardedMapping::MapPatched(fd, 0, kPage, "bounded"),
+              StatusIs(absl::StatusCode::kResourceExhausted));
+  // Moved, a mapping keeps its entry; reset, it frees it.
+  GuardedMapping moved = std::move(maps[7]);
+  EXPECT_THAT(GuardedMapping::MapPatched(fd, 0, kPage, "bounded"),
+              StatusIs(absl::StatusCode::kResourceExhausted));
+  moved.reset();
+  absl::StatusOr<GuardedMapping> m = GuardedMapping::MapPatched(fd, 0, kPage, "bounded");
+  ASSERT_OK(m);
+  ASSERT_EQ(::ftruncate(fd, 0), 0);
+  volatile uint8_t b = m->guarded_bytes()[0];
+  EXPECT_EQ(b, 0);
+  EXPECT_TRUE(m->shrank());
+  for (const GuardedMapping& other : maps) EXPECT_FALSE(other.shrank());
+  ::close(fd);
+}
+
 // Killed by SIGBUS, or (under AddressSanitizer, whose handler was there
 // before ours) reported and failed.
 bool DiedOfSigbus(int status) {
@@ -193,6 +260,15 @@ TEST(GuardedMappingDeathTest, SigbusOutsideAGuardedReadStillKills) {
           volatile uint8_t b = raw[kPage];
           (void)b;
         });
+      },
+      DiedOfSigbus, "");
+  // Nor does a patched mapping of the same file cover a fault outside it.
+  absl::StatusOr<GuardedMapping> patched = GuardedMapping::MapPatched(fd, 0, kPage, "unguarded");
+  ASSERT_OK(patched);
+  EXPECT_EXIT(
+      {
+        volatile uint8_t b = raw[kPage];
+        (void)b;
       },
       DiedOfSigbus, "");
   // A SIGBUS sent to the process (no fault) during a guarded read is not
