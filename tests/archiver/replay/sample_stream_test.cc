@@ -4,8 +4,11 @@
 // SeekBefore entering at an index entry, and starting again from the
 // beginning when a column had no value between that entry and the window;
 // Follow() giving records appended after the end exactly once; records
-// whose time went backwards skipped and told.
+// whose time went backwards skipped and told; a volume cut short while it
+// is read.
 #include "archiver/replay/sample_stream.h"
+
+#include <unistd.h>
 
 #include <bit>
 #include <cstdint>
@@ -203,6 +206,44 @@ TEST(SampleStream, DamageEndsThatArchiveAndTheNextIsRead) {
   EXPECT_THAT(s.damaged()[0], HasSubstr(vol));
   EXPECT_THAT(s.damaged()[0], HasSubstr("offset"));
   EXPECT_THAT(s.read_archives(), ElementsAre(a, b));
+}
+
+// A volume cut short while the stream reads it in place (through its
+// mapping): the records before the cut, then damage naming the volume,
+// never a SIGBUS, and the next archive is read.
+TEST(SampleStream, AVolumeCutShortWhileReadIsDamageAndTheNextIsRead) {
+  const std::string a = Simple(0, 399, 0).Write("cut_short");  // about 24 KB
+  const std::string b = Simple(1000, 1001, 1000).Write("after_cut");
+  const std::string vol = a + ".0";
+  auto o = OpenArchives({a, b});
+  ASSERT_NE(o, nullptr);
+  SampleStream s(o->set.archives(), o->columns);
+  std::vector<Sample> all;
+  for (int i = 0; i < 3; ++i) {
+    const Sample* x = s.Next();
+    ASSERT_NE(x, nullptr);
+    all.push_back(*x);
+  }
+  ASSERT_EQ(::truncate(vol.c_str(), 8192), 0);
+  while (const Sample* x = s.Next()) all.push_back(*x);
+  ASSERT_EQ(s.damaged().size(), 1u);
+  EXPECT_THAT(s.damaged()[0], HasSubstr(vol + ": offset "));
+  EXPECT_THAT(s.damaged()[0], HasSubstr("cut short to 8192 bytes"));
+  // Every record wholly before the cut, as written; a gap; the next archive.
+  ASSERT_GT(all.size(), 10u);
+  const size_t kept = all.size() - 3;
+  EXPECT_LT(kept, 400u);
+  std::vector<double> want;
+  for (size_t i = 0; i < kept; ++i) want.push_back(static_cast<double>(i));
+  want.push_back(static_cast<double>(kept - 1) + 0.001);
+  want.push_back(1000);
+  want.push_back(1001);
+  EXPECT_EQ(SecondsOf(all), want);
+  for (size_t i = 0; i < kept; ++i) {
+    ASSERT_EQ(all[i].values.size(), 2u) << i;
+    EXPECT_EQ(all[i].values[0].bits, 10 * i) << i;
+    EXPECT_EQ(all[i].values[1].bits, i) << i;
+  }
 }
 
 // A volume whose time goes back (PCP QA's gfs, which pmlogcheck calls
