@@ -3,7 +3,6 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <sys/mman.h>
-
 #include <unistd.h>
 
 #include <atomic>
@@ -87,19 +86,21 @@ bool InstallHandler() {
   return ::sigaction(SIGBUS, &sa, &g_previous) == 0;
 }
 
-// Installed once, at the first mapping, for Map and MapPatched alike.
-bool HandlerInstalled() {
+// What Map and MapPatched need first: the handler, installed once at the
+// first mapping for both, and something to map.
+absl::Status Mappable(size_t size, absl::string_view path) {
   static const bool installed = InstallHandler();
-  return installed;
+  if (!installed) {
+    return absl::InternalError(absl::StrCat(path, ": cannot handle SIGBUS: ", std::strerror(errno)));
+  }
+  if (size == 0) return absl::InvalidArgumentError(absl::StrCat(path, ": nothing to map"));
+  return absl::OkStatus();
 }
 
 }  // namespace
 
 absl::StatusOr<GuardedMapping> GuardedMapping::Map(int fd, size_t size, absl::string_view path) {
-  if (!HandlerInstalled()) {
-    return absl::InternalError(absl::StrCat(path, ": cannot handle SIGBUS: ", std::strerror(errno)));
-  }
-  if (size == 0) return absl::InvalidArgumentError(absl::StrCat(path, ": nothing to map"));
+  if (absl::Status s = Mappable(size, path); !s.ok()) return s;
   void* p = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
   if (p == MAP_FAILED) {
     return absl::ErrnoToStatus(errno, absl::StrCat(path, ": mmap of ", size, " bytes"));
@@ -112,10 +113,7 @@ absl::StatusOr<GuardedMapping> GuardedMapping::Map(int fd, size_t size, absl::st
 
 absl::StatusOr<GuardedMapping> GuardedMapping::MapPatched(int fd, uint64_t offset, size_t size,
                                                           absl::string_view path) {
-  if (!HandlerInstalled()) {
-    return absl::InternalError(absl::StrCat(path, ": cannot handle SIGBUS: ", std::strerror(errno)));
-  }
-  if (size == 0) return absl::InvalidArgumentError(absl::StrCat(path, ": nothing to map"));
+  if (absl::Status s = Mappable(size, path); !s.ok()) return s;
   int slot = -1;
   for (int i = 0; i < kMostPatched && slot < 0; ++i) {
     uintptr_t free = 0;
