@@ -319,10 +319,10 @@ absl::Status ArchiveReader::LoadVolume(size_t i, uint64_t start) {
     if (!st.ok()) return st.status();
     // A FIFO or a device is read as a stream.
     if (S_ISREG(st->st_mode)) {
-      absl::Status s = LoadMappedVolume(std::move(*fd), start);
-      if (!absl::IsResourceExhausted(s)) return s;
-      // More volumes mapped at once than the SIGBUS handler keeps: this
-      // one is read as a stream.
+      mapped_fd_ = std::move(*fd);
+      if (MoveWindow(0, 0).ok()) return LoadMappedVolume(start);
+      // Not mapped (more volumes at once than the SIGBUS handler keeps, or
+      // a file system that cannot map): read as a stream.
       mapped_fd_.reset();
       buffer_offset_ = 0;
       filled_ = 0;
@@ -381,10 +381,8 @@ absl::Status ArchiveReader::LoadVolume(size_t i, uint64_t start) {
   return absl::OkStatus();
 }
 
-absl::Status ArchiveReader::LoadMappedVolume(FileDescriptor fd, uint64_t start) {
-  mapped_fd_ = std::move(fd);
+absl::Status ArchiveReader::LoadMappedVolume(uint64_t start) {
   volume_.reset();
-  if (absl::Status s = MoveWindow(0, 0); !s.ok()) return s;
   absl::StatusOr<format::LogLabel> label = ReadLabel(buffer_, volume_path_, scanner_.get());
   if (!label.ok()) return label.status();
   if (label->version != catalog_->label.version || label->hostname != catalog_->label.hostname) {

@@ -176,8 +176,8 @@ class ArchiveReader {
   // restarts scanner_ at `at`.
   absl::Status Refill(uint64_t at, uint64_t need);
   absl::Status MoveWindow(uint64_t at, uint64_t need);
-  // LoadVolume's rest for a plain volume, read through window_.
-  absl::Status LoadMappedVolume(FileDescriptor fd, uint64_t start);
+  // LoadVolume's rest for a plain volume, its first window mapped.
+  absl::Status LoadMappedVolume(uint64_t start);
   // Bytes the record at `at` needs in the buffer (its length when buffered,
   // at most what the file holds from `at` on); 0 when not known.
   uint64_t RecordNeeds(uint64_t at);
