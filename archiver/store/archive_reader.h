@@ -9,9 +9,9 @@
 // window of a few MB of its mapping moved along it; a compressed one a few
 // hundred KB at a time: memory does not grow with its size either way. A
 // plain volume cut short while it is read is DataLoss naming it, never a
-// SIGBUS (archiver/mmv/guarded_mapping.h). Damage in a compressed stream is an error naming
-// the file and the offset in the decompressed stream, returned after every
-// record before it.
+// SIGBUS (archiver/mmv/guarded_mapping.h). Damage in a compressed stream
+// is an error naming the file and the offset in the decompressed stream,
+// returned after every record before it.
 //
 // Damage: a record that runs past the end of its file (a torn tail, left by a
 // crash) ends that file's data and is reported in warnings(), not as an
@@ -175,6 +175,8 @@ class ArchiveReader {
   // the end of the file (a plain volume: moves its window to `at`);
   // restarts scanner_ at `at`.
   absl::Status Refill(uint64_t at, uint64_t need);
+  // Refill's work for a plain volume: maps the window that begins at or
+  // before `at` and holds at least `need` bytes from it (or the file's end).
   absl::Status MoveWindow(uint64_t at, uint64_t need);
   // LoadVolume's rest for a plain volume, its first window mapped.
   absl::Status LoadMappedVolume(uint64_t start);
