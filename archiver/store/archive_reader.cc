@@ -322,11 +322,9 @@ absl::Status ArchiveReader::LoadVolume(size_t i, uint64_t start) {
       mapped_fd_ = std::move(*fd);
       if (MoveWindow(0, 0).ok()) return LoadMappedVolume(start);
       // Not mapped (more volumes at once than the SIGBUS handler keeps, or
-      // a file system that cannot map): read as a stream.
+      // a file system that cannot map): read as a stream. A failed move
+      // changed nothing of the state set above.
       mapped_fd_.reset();
-      buffer_offset_ = 0;
-      filled_ = 0;
-      at_end_ = false;
     }
   }
   absl::StatusOr<std::unique_ptr<ReadStream>> in = OpenReadStream(volume_path_);
@@ -353,12 +351,7 @@ absl::Status ArchiveReader::LoadVolume(size_t i, uint64_t start) {
   if (!damage_.ok() && filled_ < format::kLabelV2PayloadSize + format::kFrameOverhead) {
     return TakeDamage();  // damaged before the label's end: say how, not "empty"
   }
-  absl::StatusOr<format::LogLabel> label = ReadLabel(buffer_, volume_path_, scanner_.get());
-  if (!label.ok()) return label.status();
-  if (label->version != catalog_->label.version || label->hostname != catalog_->label.hostname) {
-    return absl::DataLossError(absl::StrCat(volume_path_,
-                                            ": label does not match the archive's .meta label"));
-  }
+  if (absl::Status s = ReadVolumeLabel(); !s.ok()) return s;
   if (!skip && start > scanner_->offset()) {
     // A start within the first chunk (a reader following a small archive):
     // the scanner goes on from there, not from the label.
@@ -381,14 +374,19 @@ absl::Status ArchiveReader::LoadVolume(size_t i, uint64_t start) {
   return absl::OkStatus();
 }
 
-absl::Status ArchiveReader::LoadMappedVolume(uint64_t start) {
-  volume_.reset();
+absl::Status ArchiveReader::ReadVolumeLabel() {
   absl::StatusOr<format::LogLabel> label = ReadLabel(buffer_, volume_path_, scanner_.get());
   if (!label.ok()) return label.status();
   if (label->version != catalog_->label.version || label->hostname != catalog_->label.hostname) {
     return absl::DataLossError(absl::StrCat(volume_path_,
                                             ": label does not match the archive's .meta label"));
   }
+  return absl::OkStatus();
+}
+
+absl::Status ArchiveReader::LoadMappedVolume(uint64_t start) {
+  volume_.reset();
+  if (absl::Status s = ReadVolumeLabel(); !s.ok()) return s;
   if (start > scanner_->offset()) {
     if (absl::Status s = MoveWindow(start, 0); !s.ok()) return s;
     if (start > mapped_size_) scanner_.reset();  // the volume ends before `start`
@@ -489,7 +487,8 @@ uint64_t ArchiveReader::RecordNeeds(uint64_t at) {
   const size_t pos = static_cast<size_t>(at - buffer_offset_);
   if (filled_ - pos < 4) return 0;
   const uint64_t length = format::LoadBig32(bytes_ + pos);
-  if (volume_compressed_) return length;  // Refill grows only as the data goes
+  // Refill grows only as the data goes; MoveWindow stops at the file's end.
+  if (volume_compressed_ || mapped_fd_.valid()) return length;
   // A damaged length can claim up to 4 GB: never read past the file.
   absl::StatusOr<struct stat> st = StatPath(volume_path_);
   if (!st.ok()) return length;

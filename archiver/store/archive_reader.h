@@ -178,6 +178,9 @@ class ArchiveReader {
   // Refill's work for a plain volume: maps the window that begins at or
   // before `at` and holds at least `need` bytes from it (or the file's end).
   absl::Status MoveWindow(uint64_t at, uint64_t need);
+  // Reads the volume's label at scanner_; DataLoss unless it is the
+  // archive's (version and host).
+  absl::Status ReadVolumeLabel();
   // LoadVolume's rest for a plain volume, its first window mapped.
   absl::Status LoadMappedVolume(uint64_t start);
   // Bytes the record at `at` needs in the buffer (its length when buffered,
