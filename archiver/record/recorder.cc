@@ -16,7 +16,7 @@ Recorder::Recorder(RecorderOptions options, LogFunction log)
     : mapping_(options.mapping),
       files_({options.mmv_dir, options.files, options.mmv_dir_watch}, log),
       session_({options.archive_base, options.archive, options.host, options.label_hostname,
-                options.mapping, options.volume_samples, options.resume},
+                options.mapping, options.volume_samples, options.resume, options.live},
                log),
       feed_(options.live, log),
       plan_(options.plan, log),
@@ -172,6 +172,7 @@ absl::Status Recorder::WriteResults(absl::Time now, const MmvFileSet::Live& live
   }
   session_.OutageOver();
   if (!wrote) return absl::OkStatus();
+  feed_.Wrote(now, session_);
   values_ += values;
   ++samples_;
   return absl::OkStatus();

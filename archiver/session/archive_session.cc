@@ -137,6 +137,7 @@ absl::Status ArchiveSession::OpenArchive(absl::Time now) {
   ++archives_started_;
   have_result_ = false;
   context_labelled_ = false;
+  if (options_.hold_new_archive) writer_->HoldRecords();
   const Timestamp first_sample = format::ToTimestamp(now);
   if (absl::Status s = WriteLogue(start, &first_sample); !s.ok()) return s;
   prologue_volume_ = writer_->volume();

@@ -57,6 +57,9 @@ struct ArchiveSessionOptions {
   // When archive_base already exists: continue it (after recovery, with a
   // <mark>) instead of failing.
   bool resume = false;
+  // A new archive's records are held from its prologue on, until the live
+  // feed releases them with the first results (live_feed.h).
+  bool hold_new_archive = false;
 };
 
 class ArchiveSession {

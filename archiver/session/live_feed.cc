@@ -12,6 +12,29 @@ void LiveFeed::Release(ArchiveSession& session) {
   session.ReleaseRecords();
 }
 
+void LiveFeed::FirstResults(absl::Time now, ArchiveSession& session) {
+  // The prologue and the first results, with every descriptor they need
+  // already in .meta, in one write: as the archive's last record the first
+  // result is read even by a context opened at the end. The next ones wait.
+  session.ReleaseRecords();
+  if (!session.open()) {  // the write failed: the archive broke
+    Stop();
+    return;
+  }
+  session.HoldRecords();
+  // The second after the one in which pmproxy may still be handling the
+  // files' creation and first writes (50 ms for its own delay).
+  const absl::Time second =
+      absl::FromUnixSeconds(absl::ToUnixSeconds(now + absl::Milliseconds(50)));
+  at_ = second + absl::Seconds(1) + absl::Milliseconds(20);
+  state_ = State::kPoke;
+}
+
+void LiveFeed::Wrote(absl::Time now, ArchiveSession& session) {
+  if (state_ != State::kCreated || !session.open() || !session.has_result()) return;
+  FirstResults(now, session);
+}
+
 void LiveFeed::Step(absl::Time now, ArchiveSession& session) {
   if (!session.open() || state_ == State::kNone) {
     state_ = State::kNone;
@@ -26,15 +49,8 @@ void LiveFeed::Step(absl::Time now, ArchiveSession& session) {
   }
   if (state_ == State::kCreated) {
     if (!session.has_result()) return;
-    // The first result stays written: as the archive's last record it is
-    // read even by a context opened at the end. The next ones wait.
-    session.HoldRecords();
-    // The second after the one in which pmproxy may still be handling the
-    // files' creation and first writes (50 ms for its own delay).
-    const absl::Time second =
-        absl::FromUnixSeconds(absl::ToUnixSeconds(now + absl::Milliseconds(50)));
-    at_ = second + absl::Seconds(1) + absl::Milliseconds(20);
-    state_ = State::kPoke;
+    FirstResults(now, session);
+    if (state_ == State::kNone) return;
   }
   if (state_ == State::kPoke && now >= at_) {
     // Watched before the touch, so that a reader moved by it is seen.

@@ -5,8 +5,13 @@
 // handling at most one change of it per wall-clock second (the rest of that
 // second's are dropped), and opens an archive it has just found at its end:
 // results written before it looked are never read, except the last one
-// (libpcp returns the record at the position's time). So in a new archive,
-// after its prologue and first result, results are held in memory; in the
+// (libpcp returns the record at the position's time), and it reads .meta
+// once when it opens the archive, the records after it later: a record
+// whose descriptors were written between the two is read without them and
+// dropped. So a new archive's records are held from its prologue on, and
+// the prologue and the first tick's results go out in one write, after all
+// the metadata they need (an archive that pmproxy can open is described up
+// to its last record). After that first tick, results are held; in the
 // next second, once the files' own changes are behind pmproxy, .meta is
 // touched (a change it handles, finding the archive ending with that first
 // result), and the held results are written once a reader has opened or
@@ -17,7 +22,9 @@
 //
 // Invariants it keeps:
 // - one state: kNone (nothing to do: not live, no new archive, or done),
-//   kCreated (a fresh archive, waiting for its first result), kPoke (results
+//   kCreated (a fresh archive, its records held since its prologue
+//   (ArchiveSessionOptions::hold_new_archive), waiting for its first
+//   results), kPoke (results
 //   held; .meta is touched at `at`), kRelease (readers are looked for, and
 //   the held results written, at `at`); next() is InfiniteFuture in kNone, else `at`;
 // - results are held only while the session's writer is open, never past
@@ -65,6 +72,9 @@ class LiveFeed {
   absl::Time next() const { return state_ == State::kNone ? absl::InfiniteFuture() : at_; }
   // Takes the steps due at `now` on `session`'s archive.
   void Step(absl::Time now, ArchiveSession& session);
+  // A tick wrote its results at `now`: a fresh archive's first ones are
+  // released with its prologue.
+  void Wrote(absl::Time now, ArchiveSession& session);
   // At the end of a run, after the archive `base` was closed: waits for the
   // next wall-clock second and touches its .meta, so that pmproxy reads the
   // last results (a change in the same second as the one it handled is
@@ -75,6 +85,7 @@ class LiveFeed {
   enum class State { kNone, kCreated, kPoke, kRelease };
 
   void Release(ArchiveSession& session);
+  void FirstResults(absl::Time now, ArchiveSession& session);
 
   const bool live_;
   LogFunction log_;
