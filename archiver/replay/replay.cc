@@ -10,6 +10,7 @@
 #include "archiver/replay/instance_life.h"
 #include "archiver/replay/interpolator.h"
 #include "archiver/replay/record_rows.h"
+#include "archiver/replay/sample_read_ahead.h"
 #include "archiver/replay/sample_stream.h"
 
 namespace mmvlog::archiver {
@@ -158,13 +159,24 @@ absl::Status Replay::Run(const ReplayPlan& plan, const std::vector<Output*>& out
 
   SampleStream stream(archives_.archives(), columns_);
   if (plan.follow) stream.Follow();
-  if (std::any_of(outputs.begin(), outputs.end(), [](Output* o) { return o->WantsRecords(); })) {
-    stream.KeepRecords();
-  }
+  const bool keep_records =
+      std::any_of(outputs.begin(), outputs.end(), [](Output* o) { return o->WantsRecords(); });
+  if (keep_records) stream.KeepRecords();
   const absl::Time seek = grid ? std::min(window.start, window.origin) : from;
   if (!plan.follow && seek > log_start && seek != absl::InfinitePast()) {
     stream.SeekBefore(format::ToTimestamp(seek));
   }
+  // At the records the stream is read on the second core, ahead of the
+  // rows (an interpolated replay reads ahead from where the stream is,
+  // for a sparse column, and a follower waits on the files: not there).
+  std::unique_ptr<SampleReadAhead> read_ahead;
+  if (!grid && !plan.follow && !keep_records) {
+    read_ahead = std::make_unique<SampleReadAhead>(stream);
+  }
+  auto next_sample = [&] { return read_ahead ? read_ahead->Next() : stream.Next(); };
+  auto stream_warnings = [&]() -> const std::vector<std::string>& {
+    return read_ahead ? read_ahead->warnings() : stream.warnings();
+  };
   if (derived_ != nullptr) derived_->RateWrapsBackwards(plan.rate_wraps_backwards);
   std::unique_ptr<Interpolator> interp;
   std::unique_ptr<RecordRows> records;
@@ -210,10 +222,12 @@ absl::Status Replay::Run(const ReplayPlan& plan, const std::vector<Output*>& out
   size_t warned = 0;
   for (;;) {
     if (active_count == 0 || (grid && interp->done())) break;
-    const Sample* s = stream.Next();
-    for (; warned < stream.warnings().size(); ++warned) log(LogLevel::kWarning, stream.warnings()[warned]);
-    if (stream.restarts() != restarts) {
-      restarts = stream.restarts();
+    const Sample* s = next_sample();
+    const std::vector<std::string>& warnings = stream_warnings();
+    for (; warned < warnings.size(); ++warned) log(LogLevel::kWarning, warnings[warned]);
+    const uint64_t now_restarts = read_ahead ? read_ahead->restarts() : stream.restarts();
+    if (now_restarts != restarts) {
+      restarts = now_restarts;
       start_over();
     }
     if (s == nullptr) {
@@ -255,10 +269,17 @@ absl::Status Replay::Run(const ReplayPlan& plan, const std::vector<Output*>& out
     interp->Finish();
     drain();
   }
-  for (const std::string& p : stream.problems()) log(LogLevel::kWarning, p);
-  report->damaged = stream.damaged();
   ReplayEnd end;
-  end.archives = stream.read_archives();
+  if (read_ahead) {
+    read_ahead->Stop();
+    for (const std::string& p : read_ahead->problems()) log(LogLevel::kWarning, p);
+    report->damaged = read_ahead->damaged();
+    end.archives = read_ahead->read_archives();
+  } else {
+    for (const std::string& p : stream.problems()) log(LogLevel::kWarning, p);
+    report->damaged = stream.damaged();
+    end.archives = stream.read_archives();
+  }
   end.host = stream.host().empty() ? header.host : stream.host();
   absl::Status status;
   for (Output* o : outputs) {
