@@ -1,7 +1,5 @@
 #include "archiver/replay/sample_read_ahead.h"
 
-#include <algorithm>
-
 namespace mmvlog::archiver {
 
 SampleReadAhead::SampleReadAhead(SampleStream& stream) : stream_(stream), slots_(kDepth) {
@@ -33,23 +31,9 @@ void SampleReadAhead::Run() {
     Slot& slot = slots_[p % kDepth];
     const Sample* s = stream_.Next();
     slot.end = s == nullptr;
-    if (s != nullptr) {
-      // Assignments keep the slot's capacity: no allocation once warm.
-      Sample& d = slot.sample;
-      d.time = s->time;
-      d.mark = s->mark;
-      d.virtual_mark = s->virtual_mark;
-      d.chosen = s->chosen;
-      d.listed = s->listed;
-      d.unnamed = s->unnamed;
-      d.off_null = s->off_null;
-      d.values.assign(s->values.begin(), s->values.end());
-      d.unnamed_values.assign(s->unnamed_values.begin(), s->unnamed_values.end());
-      d.strings.resize(s->strings.size());
-      std::copy(s->strings.begin(), s->strings.end(), d.strings.begin());
-      d.sets.assign(s->sets.begin(), s->sets.end());
-      d.record = nullptr;
-    }
+    // The stream's buffer for the slot's (read by the caller already):
+    // no copy of the values.
+    if (s != nullptr) stream_.TradeSample(&slot.sample, &slot.values_of);
     slot.restarts = stream_.restarts();
     const std::vector<std::string>& w = stream_.warnings();
     slot.warnings.assign(w.begin() + static_cast<std::ptrdiff_t>(warned), w.end());

@@ -55,6 +55,7 @@ class SampleReadAhead {
  private:
   struct Slot {
     Sample sample;
+    uint64_t values_of = 0;  // SampleStream::TradeSample's
     bool end = false;
     uint64_t restarts = 0;
     std::vector<std::string> warnings;  // new since the slot before

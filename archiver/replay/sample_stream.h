@@ -27,6 +27,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -101,6 +102,14 @@ class SampleStream {
   // The next sample, valid until the next call; nullptr at the end (with
   // Follow: nothing new now, ask again later).
   const Sample* Next();
+  // Trades the sample Next gave last for `*other`, a sample buffer given
+  // back, with `*values_of`, what the stream said of that buffer's values
+  // when it traded it away (0 for a new buffer): a reader that keeps
+  // samples takes them without a copy of their values.
+  void TradeSample(Sample* other, uint64_t* values_of) {
+    std::swap(sample_, *other);
+    std::swap(values_of_, *values_of);
+  }
 
   const std::string& host() const { return host_; }
   const std::vector<std::string>& problems() const { return problems_; }
