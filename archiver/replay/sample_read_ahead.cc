@@ -1,5 +1,7 @@
 #include "archiver/replay/sample_read_ahead.h"
 
+#include <algorithm>
+
 namespace mmvlog::archiver {
 
 SampleReadAhead::SampleReadAhead(SampleStream& stream) : stream_(stream), slots_(kDepth) {
@@ -19,10 +21,11 @@ void SampleReadAhead::Stop() {
 
 void SampleReadAhead::Run() {
   uint32_t p = 0;
+  uint32_t depth = kDepth;
   size_t warned = 0;
   for (;;) {
     uint32_t r = released_.load(std::memory_order_acquire);
-    while (static_cast<uint32_t>(p - r) >= kDepth) {
+    while (static_cast<uint32_t>(p - r) >= depth) {
       if (stop_.load(std::memory_order_acquire)) return;
       released_.wait(r, std::memory_order_acquire);
       r = released_.load(std::memory_order_acquire);
@@ -33,7 +36,16 @@ void SampleReadAhead::Run() {
     slot.end = s == nullptr;
     // The stream's buffer for the slot's (read by the caller already):
     // no copy of the values.
-    if (s != nullptr) stream_.TradeSample(&slot.sample, &slot.values_of);
+    if (s != nullptr) {
+      stream_.TradeSample(&slot.sample, &slot.values_of);
+      const Sample& x = slot.sample;
+      size_t bytes = x.values.size() * sizeof(SampleValue) +
+                     x.unnamed_values.size() * sizeof(UnnamedValue) +
+                     x.sets.size() * sizeof(SampleSet);
+      for (const std::string& text : x.strings) bytes += text.size();
+      depth = static_cast<uint32_t>(
+          std::clamp<size_t>(kMostBytes / std::max<size_t>(bytes, 1), 2, kDepth));
+    }
     slot.restarts = stream_.restarts();
     const std::vector<std::string>& w = stream_.warnings();
     slot.warnings.assign(w.begin() + static_cast<std::ptrdiff_t>(warned), w.end());

@@ -11,7 +11,8 @@
 // Invariants it keeps:
 // - the stream is read by the thread alone, from construction until Stop()
 //   (or the end, or the destructor) joins it; the caller reads it after;
-// - the ring holds at most kDepth samples (memory follows the width);
+// - the ring holds at most kDepth samples, fewer when they are wide
+//   (kMostBytes): memory follows the width;
 // - the slot given by Next() is not written until the next call.
 #ifndef MMVLOG_ARCHIVER_REPLAY_SAMPLE_READ_AHEAD_H_
 #define MMVLOG_ARCHIVER_REPLAY_SAMPLE_READ_AHEAD_H_
@@ -30,6 +31,9 @@ namespace mmvlog::archiver {
 class SampleReadAhead {
  public:
   static constexpr uint32_t kDepth = 16;  // a power of two
+  // Samples wider than this over the ring are held fewer at a time (two at
+  // least): a replay's memory stays that of its columns.
+  static constexpr size_t kMostBytes = 4 << 20;
 
   // `stream`, set up (SeekBefore) and not yet read, must outlive this; it
   // must not keep records (Sample::record), follow, or be resumed from.
