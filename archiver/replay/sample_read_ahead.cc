@@ -12,25 +12,37 @@ SampleReadAhead::~SampleReadAhead() { Stop(); }
 
 void SampleReadAhead::Stop() {
   if (!thread_.joinable()) return;
-  stop_.store(true, std::memory_order_release);
+  stop_.store(true);
   // A change of the value the thread may be waiting on wakes it.
-  released_.fetch_add(1, std::memory_order_acq_rel);
+  released_.fetch_add(1);
   released_.notify_all();
   thread_.join();
 }
 
+// Each side sleeps for a batch, not a sample, and is woken once for it:
+// a wake a record cost a futex call each way (25,000 a second of replay).
+// The waiter says what it waits for (`*_wants_`) before it says it waits
+// (`*_waiting_`) and looks again; the other side publishes its count
+// before it asks whether anyone waits (sequentially consistent both ways:
+// one of the two sees the other, so no wake is missed).
 void SampleReadAhead::Run() {
   uint32_t p = 0;
   uint32_t depth = kDepth;
   size_t warned = 0;
   for (;;) {
-    uint32_t r = released_.load(std::memory_order_acquire);
-    while (static_cast<uint32_t>(p - r) >= depth) {
-      if (stop_.load(std::memory_order_acquire)) return;
-      released_.wait(r, std::memory_order_acquire);
-      r = released_.load(std::memory_order_acquire);
+    if (static_cast<uint32_t>(p - released_.load()) >= depth) {
+      // Full: on again once half of it is free.
+      const uint32_t want = p - depth / 2;
+      producer_wants_.store(want, std::memory_order_relaxed);
+      producer_waiting_.store(true);
+      for (;;) {
+        const uint32_t r = released_.load();
+        if (stop_.load() || static_cast<int32_t>(r - want) >= 0) break;
+        released_.wait(r);
+      }
+      producer_waiting_.store(false, std::memory_order_relaxed);
     }
-    if (stop_.load(std::memory_order_acquire)) return;
+    if (stop_.load()) return;
     Slot& slot = slots_[p % kDepth];
     const Sample* s = stream_.Next();
     slot.end = s == nullptr;
@@ -53,8 +65,14 @@ void SampleReadAhead::Run() {
     slot.problems = stream_.problems().size();
     slot.damaged = stream_.damaged().size();
     slot.read = stream_.read_archives().size();
-    produced_.store(++p, std::memory_order_release);
-    produced_.notify_one();
+    produced_.store(++p);
+    // The caller waits for a batch; it is woken early when no more can
+    // come for now (the ring full, or the end).
+    if (consumer_waiting_.load() &&
+        (slot.end || static_cast<int32_t>(p - consumer_wants_.load(std::memory_order_relaxed)) >= 0 ||
+         static_cast<uint32_t>(p - released_.load()) >= depth)) {
+      produced_.notify_one();
+    }
     if (slot.end) return;
   }
 }
@@ -63,13 +81,22 @@ const Sample* SampleReadAhead::Next() {
   if (ended_ || !thread_.joinable()) return nullptr;
   if (taken_ > 0) {
     // The slot given last is free again.
-    released_.store(taken_, std::memory_order_release);
-    released_.notify_one();
+    released_.store(taken_);
+    if (producer_waiting_.load() &&
+        static_cast<int32_t>(taken_ - producer_wants_.load(std::memory_order_relaxed)) >= 0) {
+      released_.notify_one();
+    }
   }
-  uint32_t p = produced_.load(std::memory_order_acquire);
-  while (p == taken_) {
-    produced_.wait(p, std::memory_order_acquire);
-    p = produced_.load(std::memory_order_acquire);
+  uint32_t p = produced_.load();
+  if (p == taken_) {
+    consumer_wants_.store(taken_ + kDepth / 2, std::memory_order_relaxed);
+    consumer_waiting_.store(true);
+    p = produced_.load();
+    while (p == taken_) {
+      produced_.wait(p);
+      p = produced_.load();
+    }
+    consumer_waiting_.store(false, std::memory_order_relaxed);
   }
   Slot& slot = slots_[taken_ % kDepth];
   ++taken_;

@@ -78,6 +78,9 @@ class SampleReadAhead {
   std::atomic<uint32_t> produced_{0};
   std::atomic<uint32_t> released_{0};
   std::atomic<bool> stop_{false};
+  // Who sleeps, and for what count of the other's (Run's comment).
+  std::atomic<bool> producer_waiting_{false}, consumer_waiting_{false};
+  std::atomic<uint32_t> producer_wants_{0}, consumer_wants_{0};
   std::thread thread_;
   // The caller's.
   uint32_t taken_ = 0;
