@@ -4,7 +4,8 @@
 
 namespace mmvlog::archiver {
 
-SampleReadAhead::SampleReadAhead(SampleStream& stream) : stream_(stream), slots_(kDepth) {
+SampleReadAhead::SampleReadAhead(SampleStream& stream, size_t most_bytes)
+    : stream_(stream), most_bytes_(most_bytes), slots_(kDepth) {
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -56,7 +57,7 @@ void SampleReadAhead::Run() {
                      x.sets.size() * sizeof(SampleSet);
       for (const std::string& text : x.strings) bytes += text.size();
       depth = static_cast<uint32_t>(
-          std::clamp<size_t>(kMostBytes / std::max<size_t>(bytes, 1), 2, kDepth));
+          std::clamp<size_t>(most_bytes_ / std::max<size_t>(bytes, 1), 2, kDepth));
     }
     slot.restarts = stream_.restarts();
     const std::vector<std::string>& w = stream_.warnings();

@@ -37,7 +37,8 @@ class SampleReadAhead {
 
   // `stream`, set up (SeekBefore) and not yet read, must outlive this; it
   // must not keep records (Sample::record), follow, or be resumed from.
-  explicit SampleReadAhead(SampleStream& stream);
+  // `most_bytes`: kMostBytes but in tests.
+  explicit SampleReadAhead(SampleStream& stream, size_t most_bytes = kMostBytes);
   ~SampleReadAhead();
   SampleReadAhead(const SampleReadAhead&) = delete;
   SampleReadAhead& operator=(const SampleReadAhead&) = delete;
@@ -72,6 +73,7 @@ class SampleReadAhead {
   void Run();
 
   SampleStream& stream_;
+  const size_t most_bytes_;
   std::vector<Slot> slots_;
   // Counts of slots filled by the thread and released by the caller (mod
   // 2^32, 32 bits: futex waits).

@@ -182,6 +182,33 @@ TEST(SampleReadAhead, StoppedEarlySaysWhatTheStreamHadSaidThen) {
   EXPECT_EQ(r.Next(), nullptr);  // stopped: the end
 }
 
+// Wide samples are held fewer at a time: with room for two, every way the
+// two sides wait for each other (the ring full, the caller waiting for a
+// batch that cannot come) still gives every sample, at every pace.
+TEST(SampleReadAhead, ARingOfTwoGivesWhatTheStreamGives) {
+  const std::string a = Shapes(0, 400, 7).Write("ahead_two");
+  auto o = OpenArchives({a});
+  ASSERT_NE(o, nullptr);
+  Read direct;
+  {
+    SampleStream s(o->set.archives(), o->columns);
+    Take(s, &direct);
+  }
+  for (const size_t most_bytes : {size_t{1}, size_t{200}, size_t{1000}}) {
+    for (const int slow_every : {0, 3}) {
+      SCOPED_TRACE(absl::StrCat(most_bytes, " bytes, slow every ", slow_every));
+      SampleStream s(o->set.archives(), o->columns);
+      SampleReadAhead r(s, most_bytes);
+      Read ahead;
+      while (const Sample* x = r.Next()) {
+        ahead.samples.push_back(absl::StrCat(Text(*x), " @w", r.warnings().size(), " r", r.restarts()));
+        if (slow_every > 0 && ahead.samples.size() % slow_every == 0) ::usleep(200);
+      }
+      EXPECT_EQ(ahead.samples, direct.samples);
+    }
+  }
+}
+
 // Destroyed with samples unread and the thread waiting for room: it ends.
 TEST(SampleReadAhead, DestroyedMidwayEnds) {
   const std::string a = Shapes(0, 500, 6).Write("ahead_midway");
