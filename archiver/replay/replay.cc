@@ -1,5 +1,7 @@
 #include "archiver/replay/replay.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -15,6 +17,20 @@
 
 namespace mmvlog::archiver {
 namespace {
+
+// The volumes' bytes on disk, up to `enough`.
+uint64_t VolumeBytes(const ArchiveSet& set, uint64_t enough) {
+  uint64_t n = 0;
+  for (const ArchiveEntry& a : set.archives()) {
+    if (a.catalog == nullptr) continue;
+    for (const std::string& path : a.catalog->volume_paths) {
+      struct stat st;
+      if (::stat(path.c_str(), &st) == 0) n += static_cast<uint64_t>(st.st_size);
+      if (n >= enough) return n;
+    }
+  }
+  return n;
+}
 
 double EpochSeconds(absl::Time t) { return absl::ToDoubleSeconds(t - absl::UnixEpoch()); }
 
@@ -168,10 +184,12 @@ absl::Status Replay::Run(const ReplayPlan& plan, const std::vector<Output*>& out
   }
   // At the records the stream is read on the second core, ahead of the
   // rows (an interpolated replay reads ahead from where the stream is,
-  // for a sparse column, and a follower waits on the files: not there).
+  // for a sparse column, and a follower waits on the files: not there),
+  // when there is enough to read for a thread to pay for itself.
   std::unique_ptr<SampleReadAhead> read_ahead;
-  if (!grid && !plan.follow && !keep_records) {
-    read_ahead = std::make_unique<SampleReadAhead>(stream);
+  if (!grid && !plan.follow && !keep_records &&
+      VolumeBytes(archives_, plan.read_ahead_from) >= plan.read_ahead_from) {
+    read_ahead = std::make_unique<SampleReadAhead>(stream, columns_.size());
   }
   auto next_sample = [&] { return read_ahead ? read_ahead->Next() : stream.Next(); };
   auto stream_warnings = [&]() -> const std::vector<std::string>& {

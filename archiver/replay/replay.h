@@ -61,6 +61,10 @@ struct ReplayPlan {
   // later give no value (format::DeriveFetch::rate_wraps_backwards).
   bool rate_wraps_backwards = false;
   bool follow = false;  // keep reading a recording still being written
+  // At the records, the stream is read on a second thread (SampleReadAhead)
+  // when the volumes hold at least this many bytes (a thread costs 0.2 ms:
+  // more than it saves on less). Tests: 0, always; UINT64_MAX, never.
+  uint64_t read_ahead_from = 2 << 20;
   // pmrep -C: the outputs' headers, then nothing more.
   bool headers_only = false;
   // pmrep -d: a pause of the interval between rows on a grid (through

@@ -1,11 +1,22 @@
 #include "archiver/replay/sample_read_ahead.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace mmvlog::archiver {
 
-SampleReadAhead::SampleReadAhead(SampleStream& stream, size_t most_bytes)
-    : stream_(stream), most_bytes_(most_bytes), slots_(kDepth) {
+namespace {
+
+uint32_t Depth(size_t columns, size_t most_bytes) {
+  const size_t bytes = std::max<size_t>(columns, 1) * sizeof(SampleValue);
+  return std::bit_floor(static_cast<uint32_t>(
+      std::clamp<size_t>(most_bytes / bytes, 2, SampleReadAhead::kDepth)));
+}
+
+}  // namespace
+
+SampleReadAhead::SampleReadAhead(SampleStream& stream, size_t columns, size_t most_bytes)
+    : stream_(stream), depth_(Depth(columns, most_bytes)), slots_(depth_) {
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -27,8 +38,8 @@ void SampleReadAhead::Stop() {
 // before it asks whether anyone waits (sequentially consistent both ways:
 // one of the two sees the other, so no wake is missed).
 void SampleReadAhead::Run() {
+  const uint32_t depth = depth_;
   uint32_t p = 0;
-  uint32_t depth = kDepth;
   size_t warned = 0;
   for (;;) {
     if (static_cast<uint32_t>(p - released_.load()) >= depth) {
@@ -44,21 +55,12 @@ void SampleReadAhead::Run() {
       producer_waiting_.store(false, std::memory_order_relaxed);
     }
     if (stop_.load()) return;
-    Slot& slot = slots_[p % kDepth];
+    Slot& slot = slots_[p % depth];
     const Sample* s = stream_.Next();
     slot.end = s == nullptr;
     // The stream's buffer for the slot's (read by the caller already):
     // no copy of the values.
-    if (s != nullptr) {
-      stream_.TradeSample(&slot.sample, &slot.values_of);
-      const Sample& x = slot.sample;
-      size_t bytes = x.values.size() * sizeof(SampleValue) +
-                     x.unnamed_values.size() * sizeof(UnnamedValue) +
-                     x.sets.size() * sizeof(SampleSet);
-      for (const std::string& text : x.strings) bytes += text.size();
-      depth = static_cast<uint32_t>(
-          std::clamp<size_t>(most_bytes_ / std::max<size_t>(bytes, 1), 2, kDepth));
-    }
+    if (s != nullptr) stream_.TradeSample(&slot.sample, &slot.values_of);
     slot.restarts = stream_.restarts();
     const std::vector<std::string>& w = stream_.warnings();
     slot.warnings.assign(w.begin() + static_cast<std::ptrdiff_t>(warned), w.end());
@@ -90,7 +92,7 @@ const Sample* SampleReadAhead::Next() {
   }
   uint32_t p = produced_.load();
   if (p == taken_) {
-    consumer_wants_.store(taken_ + kDepth / 2, std::memory_order_relaxed);
+    consumer_wants_.store(taken_ + depth_ / 2, std::memory_order_relaxed);
     consumer_waiting_.store(true);
     p = produced_.load();
     while (p == taken_) {
@@ -99,7 +101,7 @@ const Sample* SampleReadAhead::Next() {
     }
     consumer_waiting_.store(false, std::memory_order_relaxed);
   }
-  Slot& slot = slots_[taken_ % kDepth];
+  Slot& slot = slots_[taken_ % depth_];
   ++taken_;
   warnings_.insert(warnings_.end(), slot.warnings.begin(), slot.warnings.end());
   restarts_ = slot.restarts;

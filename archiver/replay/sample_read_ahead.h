@@ -12,7 +12,7 @@
 // - the stream is read by the thread alone, from construction until Stop()
 //   (or the end, or the destructor) joins it; the caller reads it after;
 // - the ring holds at most kDepth samples, fewer when they are wide
-//   (kMostBytes): memory follows the width;
+//   (kMostBytes), so memory follows the width;
 // - the slot given by Next() is not written until the next call.
 #ifndef MMVLOG_ARCHIVER_REPLAY_SAMPLE_READ_AHEAD_H_
 #define MMVLOG_ARCHIVER_REPLAY_SAMPLE_READ_AHEAD_H_
@@ -30,15 +30,18 @@ namespace mmvlog::archiver {
 
 class SampleReadAhead {
  public:
-  static constexpr uint32_t kDepth = 16;  // a power of two
-  // Samples wider than this over the ring are held fewer at a time (two at
-  // least): a replay's memory stays that of its columns.
+  static constexpr uint32_t kDepth = 16;  // the most; a power of two
+  // A ring of wide samples holds fewer (two at least, a power of two), at
+  // most this many bytes of values: a replay's memory stays that of its
+  // columns.
   static constexpr size_t kMostBytes = 4 << 20;
 
   // `stream`, set up (SeekBefore) and not yet read, must outlive this; it
   // must not keep records (Sample::record), follow, or be resumed from.
-  // `most_bytes`: kMostBytes but in tests.
-  explicit SampleReadAhead(SampleStream& stream, size_t most_bytes = kMostBytes);
+  // `columns`: how many the stream's samples can hold values of (its
+  // ColumnSet's size), for the ring's depth; `most_bytes`: kMostBytes but
+  // in tests.
+  SampleReadAhead(SampleStream& stream, size_t columns, size_t most_bytes = kMostBytes);
   ~SampleReadAhead();
   SampleReadAhead(const SampleReadAhead&) = delete;
   SampleReadAhead& operator=(const SampleReadAhead&) = delete;
@@ -73,7 +76,7 @@ class SampleReadAhead {
   void Run();
 
   SampleStream& stream_;
-  const size_t most_bytes_;
+  const uint32_t depth_;  // the ring's size
   std::vector<Slot> slots_;
   // Counts of slots filled by the thread and released by the caller (mod
   // 2^32, 32 bits: futex waits).

@@ -207,6 +207,42 @@ TEST(Replay, DamageIsReported) {
   EXPECT_THAT(report.damaged[0], ::testing::HasSubstr(broken + ".0"));
 }
 
+// At the records, a replay whose stream is read on a second thread
+// (SampleReadAhead) gives what one read on this thread gives: the rows,
+// the damage, a late window entered at an index entry and started again.
+TEST(Replay, ReadAheadGivesWhatOneThreadGives) {
+  TestArchive a({{"inst", format::kType32, format::kSemInstant}});
+  for (int t = 0; t < 40; ++t) a.Record(t, {{"inst", t}});
+  const std::string good = a.Write("ahead_good");
+  TestArchive b({{"inst", format::kType32, format::kSemInstant}});
+  b.LabelAt(100);
+  for (int t = 100; t < 140; ++t) b.Record(t, {{"inst", t}});
+  const std::string broken = b.Write("ahead_broken");
+  ASSERT_TRUE(testing::DamageRecord(broken, 30));
+  const std::string sparse = LongArchive("ahead_sparse", true);
+  struct Case {
+    std::vector<std::string> bases;
+    std::string start, finish;
+  };
+  for (const Case& c : std::vector<Case>{{{good, broken}, "", ""},
+                                         {{good, broken}, "+10", "+20"},
+                                         {{sparse}, "+55.5", ""},
+                                         {{sparse}, "", "+30"}}) {
+    SCOPED_TRACE(absl::StrCat(c.bases[0], " ", c.start, " ", c.finish));
+    ReplayPlan one = Plan("");
+    one.window.start = c.start;
+    one.window.end = c.finish;
+    one.read_ahead_from = UINT64_MAX;
+    ReplayPlan two = one;
+    two.read_ahead_from = 0;
+    ReplayReport one_report, two_report;
+    const std::vector<std::string> rows = Csv(c.bases, one, &one_report);
+    EXPECT_GT(rows.size(), 5u);
+    EXPECT_EQ(Csv(c.bases, two, &two_report), rows);
+    EXPECT_EQ(two_report.damaged, one_report.damaged);
+  }
+}
+
 // Archives read together must agree on each PMID's descriptor, as libpcp's
 // __pmLogAddDesc has it (pmval and pmrep exit 1 with "The type of a metric
 // has changed in an archive"): replay refuses them, naming the metric, what

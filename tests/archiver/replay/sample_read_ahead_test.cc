@@ -111,7 +111,7 @@ TEST(SampleReadAhead, GivesWhatTheStreamGivesWithItsWarningsAndDamage) {
   }
   {
     SampleStream s(o->set.archives(), o->columns);
-    SampleReadAhead r(s);
+    SampleReadAhead r(s, o->columns.size());
     Take(r, &ahead);
     r.Stop();
     ahead.damaged = r.damaged();
@@ -149,7 +149,7 @@ TEST(SampleReadAhead, RestartsComeWithTheirSample) {
   {
     SampleStream s(o->set.archives(), o->columns);
     s.SeekBefore(At(55.5));
-    SampleReadAhead r(s);
+    SampleReadAhead r(s, o->columns.size());
     Take(r, &ahead);
     EXPECT_EQ(r.restarts(), 1u);
   }
@@ -167,7 +167,7 @@ TEST(SampleReadAhead, StoppedEarlySaysWhatTheStreamHadSaidThen) {
   auto o = OpenArchives({a, b});
   ASSERT_NE(o, nullptr);
   SampleStream s(o->set.archives(), o->columns);
-  SampleReadAhead r(s);
+  SampleReadAhead r(s, o->columns.size());
   ASSERT_NE(r.Next(), nullptr);
   ASSERT_NE(r.Next(), nullptr);
   // The ring (16) is deeper than the 15 records before the damage: the
@@ -182,8 +182,9 @@ TEST(SampleReadAhead, StoppedEarlySaysWhatTheStreamHadSaidThen) {
   EXPECT_EQ(r.Next(), nullptr);  // stopped: the end
 }
 
-// Wide samples are held fewer at a time: with room for two, every way the
-// two sides wait for each other (the ring full, the caller waiting for a
+// Wide samples are held fewer at a time: with room for two, four and eight
+// (1, 500 and 1,000 bytes of values over 5 columns), every way the two
+// sides wait for each other (the ring full, the caller waiting for a
 // batch that cannot come) still gives every sample, at every pace.
 TEST(SampleReadAhead, ARingOfTwoGivesWhatTheStreamGives) {
   const std::string a = Shapes(0, 400, 7).Write("ahead_two");
@@ -194,11 +195,11 @@ TEST(SampleReadAhead, ARingOfTwoGivesWhatTheStreamGives) {
     SampleStream s(o->set.archives(), o->columns);
     Take(s, &direct);
   }
-  for (const size_t most_bytes : {size_t{1}, size_t{200}, size_t{1000}}) {
+  for (const size_t most_bytes : {size_t{1}, size_t{500}, size_t{1000}}) {
     for (const int slow_every : {0, 3}) {
       SCOPED_TRACE(absl::StrCat(most_bytes, " bytes, slow every ", slow_every));
       SampleStream s(o->set.archives(), o->columns);
-      SampleReadAhead r(s, most_bytes);
+      SampleReadAhead r(s, o->columns.size(), most_bytes);
       Read ahead;
       while (const Sample* x = r.Next()) {
         ahead.samples.push_back(absl::StrCat(Text(*x), " @w", r.warnings().size(), " r", r.restarts()));
@@ -216,7 +217,7 @@ TEST(SampleReadAhead, DestroyedMidwayEnds) {
   ASSERT_NE(o, nullptr);
   for (int taken : {0, 1, 5, 100}) {
     SampleStream s(o->set.archives(), o->columns);
-    SampleReadAhead r(s);
+    SampleReadAhead r(s, o->columns.size());
     for (int i = 0; i < taken; ++i) ASSERT_NE(r.Next(), nullptr);
   }
 }
