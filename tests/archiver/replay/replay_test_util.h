@@ -315,6 +315,27 @@ inline std::unique_ptr<Opened> OpenArchives(const std::vector<std::string>& base
   return o;
 }
 
+// A sample as text, every field: what two ways of reading compare.
+inline std::string SampleText(const archiver::Sample& s) {
+  using archiver::kString;
+  std::string out = absl::StrCat(s.time.sec, ".", s.time.nsec, s.mark ? " mark" : "",
+                                 s.virtual_mark ? " join" : "", s.chosen ? " chosen" : "",
+                                 s.listed ? " listed" : "", s.unnamed ? " unnamed" : "",
+                                 s.off_null ? " off_null" : "", " |");
+  for (const archiver::SampleValue& v : s.values) {
+    absl::StrAppend(&out, " ", v.column, ":", static_cast<int>(v.kind), v.off_null ? "!" : "", "=",
+                    v.kind == kString ? s.strings[v.bits] : absl::StrCat(v.bits));
+  }
+  absl::StrAppend(&out, " |");
+  for (const archiver::UnnamedValue& u : s.unnamed_values) {
+    absl::StrAppend(&out, " ", u.metric, "[", u.inst, "]:", static_cast<int>(u.kind), "@", u.before,
+                    "=", u.kind == kString ? s.strings[u.bits] : absl::StrCat(u.bits));
+  }
+  absl::StrAppend(&out, " |");
+  for (const archiver::SampleSet& set : s.sets) absl::StrAppend(&out, " ", set.pmid, "/", set.numval);
+  return out;
+}
+
 // Every sample of a whole read, copied.
 inline std::vector<archiver::Sample> AllSamples(const Opened& o) {
   archiver::SampleStream s(o.set.archives(), o.columns);

@@ -27,29 +27,11 @@ namespace {
 using ::mmvlog::testing::At;
 using ::mmvlog::testing::Cell;
 using ::mmvlog::testing::OpenArchives;
+using ::mmvlog::testing::SampleText;
 using ::mmvlog::testing::TestArchive;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-
-std::string Text(const Sample& s) {
-  std::string out = absl::StrCat(s.time.sec, ".", s.time.nsec, s.mark ? " mark" : "",
-                                 s.virtual_mark ? " join" : "", s.chosen ? " chosen" : "",
-                                 s.listed ? " listed" : "", s.unnamed ? " unnamed" : "",
-                                 s.off_null ? " off_null" : "", " |");
-  for (const SampleValue& v : s.values) {
-    absl::StrAppend(&out, " ", v.column, ":", static_cast<int>(v.kind), v.off_null ? "!" : "", "=",
-                    v.kind == kString ? s.strings[v.bits] : absl::StrCat(v.bits));
-  }
-  absl::StrAppend(&out, " |");
-  for (const UnnamedValue& u : s.unnamed_values) {
-    absl::StrAppend(&out, " ", u.metric, "[", u.inst, "]:", static_cast<int>(u.kind), "@", u.before,
-                    "=", u.kind == kString ? s.strings[u.bits] : absl::StrCat(u.bits));
-  }
-  absl::StrAppend(&out, " |");
-  for (const SampleSet& set : s.sets) absl::StrAppend(&out, " ", set.pmid, "/", set.numval);
-  return out;
-}
 
 // Every sample, with the warnings and restarts said by then.
 struct Read {
@@ -61,7 +43,7 @@ struct Read {
 template <typename Stream>
 void Take(Stream& s, Read* out) {
   while (const Sample* x = s.Next()) {
-    out->samples.push_back(absl::StrCat(Text(*x), " @w", s.warnings().size(), " r", s.restarts()));
+    out->samples.push_back(absl::StrCat(SampleText(*x), " @w", s.warnings().size(), " r", s.restarts()));
   }
   out->warnings = s.warnings();
 }
@@ -202,7 +184,7 @@ TEST(SampleReadAhead, ARingOfTwoGivesWhatTheStreamGives) {
       SampleReadAhead r(s, o->columns.size(), most_bytes);
       Read ahead;
       while (const Sample* x = r.Next()) {
-        ahead.samples.push_back(absl::StrCat(Text(*x), " @w", r.warnings().size(), " r", r.restarts()));
+        ahead.samples.push_back(absl::StrCat(SampleText(*x), " @w", r.warnings().size(), " r", r.restarts()));
         if (slow_every > 0 && ahead.samples.size() % slow_every == 0) ::usleep(200);
       }
       EXPECT_EQ(ahead.samples, direct.samples);

@@ -41,6 +41,7 @@ namespace {
 using ::mmvlog::testing::At;
 using ::mmvlog::testing::Cell;
 using ::mmvlog::testing::OpenArchives;
+using ::mmvlog::testing::SampleText;
 using ::mmvlog::testing::TestArchive;
 using ::mmvlog::testing::TestMetric;
 using ::testing::ElementsAre;
@@ -440,26 +441,6 @@ TEST(SampleStream, FollowGivesAppendedRecordsExactlyOnce) {
   }
   EXPECT_TRUE(s.damaged().empty());
   EXPECT_TRUE(s.warnings().empty());
-}
-
-// A sample as text, every field: what the two ways of reading compare.
-std::string SampleText(const Sample& s) {
-  std::string out = absl::StrCat(s.time.sec, ".", s.time.nsec, s.mark ? " mark" : "",
-                                 s.virtual_mark ? " join" : "", s.chosen ? " chosen" : "",
-                                 s.listed ? " listed" : "", s.unnamed ? " unnamed" : "",
-                                 s.off_null ? " off_null" : "", " |");
-  for (const SampleValue& v : s.values) {
-    absl::StrAppend(&out, " ", v.column, ":", static_cast<int>(v.kind), v.off_null ? "!" : "", "=",
-                    v.kind == kString ? s.strings[v.bits] : absl::StrCat(v.bits));
-  }
-  absl::StrAppend(&out, " |");
-  for (const UnnamedValue& u : s.unnamed_values) {
-    absl::StrAppend(&out, " ", u.metric, "[", u.inst, "]:", static_cast<int>(u.kind), "@", u.before,
-                    "=", u.kind == kString ? s.strings[u.bits] : absl::StrCat(u.bits));
-  }
-  absl::StrAppend(&out, " |");
-  for (const SampleSet& set : s.sets) absl::StrAppend(&out, " ", set.pmid, "/", set.numval);
-  return out;
 }
 
 std::vector<std::string> Read(const testing::Opened& o, bool whole) {
