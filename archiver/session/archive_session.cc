@@ -137,7 +137,10 @@ absl::Status ArchiveSession::OpenArchive(absl::Time now) {
   ++archives_started_;
   have_result_ = false;
   context_labelled_ = false;
-  if (options_.hold_new_archive) writer_->HoldRecords();
+  if (options_.hold_new_archive) {
+    writer_->HoldRecords();
+    prologue_held_ = true;
+  }
   const Timestamp first_sample = format::ToTimestamp(now);
   if (absl::Status s = WriteLogue(start, &first_sample); !s.ok()) return s;
   prologue_volume_ = writer_->volume();
@@ -260,8 +263,11 @@ void ArchiveSession::Broken(const absl::Status& why) {
 }
 
 void ArchiveSession::CountUnwritten() {
-  // Held results that never reached the archive were counted as written.
-  unwritten_ += writer_->unwritten_results();
+  // Held results that never reached the archive were counted as written;
+  // a prologue among them is no sample.
+  const uint64_t lost = writer_->unwritten_results();
+  unwritten_ += lost - (prologue_held_ && lost > 0 ? 1 : 0);
+  prologue_held_ = false;
 }
 
 void ArchiveSession::Drop(const absl::Status& why) {
@@ -271,6 +277,7 @@ void ArchiveSession::Drop(const absl::Status& why) {
 
 void ArchiveSession::ReleaseRecords() {
   if (absl::Status s = writer_->ReleaseRecords(); !s.ok()) Broken(s);
+  prologue_held_ = false;  // written, or counted by Broken
 }
 
 bool ArchiveSession::TryResume() {
@@ -306,7 +313,11 @@ absl::Status ArchiveSession::Rotate(absl::Time now, const std::string& why) {
 
 absl::Status ArchiveSession::NewVolume() {
   if (writer_ == nullptr || phase_ == Phase::kOutage) return absl::OkStatus();
-  return writer_->NewVolume();
+  absl::Status s = writer_->NewVolume();
+  // What was held went to the finished volume (or was lost with it, which
+  // the writer counts and the caller's Broken takes).
+  if (s.ok()) prologue_held_ = false;
+  return s;
 }
 
 absl::Status ArchiveSession::Close() {

@@ -195,6 +195,9 @@ class ArchiveSession {
   uint64_t marks_ = 0;
   uint64_t dropped_ = 0;
   uint64_t unwritten_ = 0;
+  // A new archive's prologue is among the held records (hold_new_archive):
+  // when they are lost, it is no sample.
+  bool prologue_held_ = false;
 };
 
 }  // namespace mmvlog::archiver
