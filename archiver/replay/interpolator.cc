@@ -109,6 +109,62 @@ Interpolator::Interpolator(const ColumnSet& columns, format::Timestamp base, con
       prev_bits_(columns.size()),
       ahead_until_(columns.size(), INT64_MIN),
       no_more_until_(columns.size(), INT64_MIN) {
+  rules_.resize(columns.size());
+  for (size_t c = 0; c < columns.size(); ++c) {
+    const format::Desc& d = columns.desc(c);
+    ColumnRule& r = rules_[c];
+    r.metric = static_cast<uint32_t>(columns.columns()[c].metric);
+    r.type = d.type;
+    if (d.sem == format::kSemDiscrete) {
+      r.rule = kRuleDiscrete;
+    } else if (d.sem != format::kSemCounter) {
+      r.rule = kRuleInstant;
+    } else {
+      r.rule = IsNumericType(d.type) ? kRuleCounter : kRuleNoValue;
+    }
+    if (shown_.number[c]) numbers_.push_back(static_cast<uint32_t>(c));
+  }
+}
+
+void Interpolator::Keep(size_t column, int64_t ns, double t, const SampleValue& v,
+                        const Sample& s) {
+  History& h = hist_[column];
+  Event& e = h.Push();
+  e.ns = ns;
+  e.t = t;
+  e.kind = v.kind;
+  e.bits = v.bits;
+  if (v.kind == kString) {
+    if (free_texts_.empty()) {
+      e.text = static_cast<uint32_t>(texts_.size());
+      texts_.push_back(s.strings[v.bits]);
+    } else {
+      e.text = free_texts_.back();
+      free_texts_.pop_back();
+      texts_[e.text] = s.strings[v.bits];
+    }
+  }
+  h.last_ns = ns;
+  ++kept_;
+}
+
+void Interpolator::Drop(History& h, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    const Event& e = h[i];
+    if (e.kind == kString) free_texts_.push_back(e.text);
+  }
+  h.head = (h.head + static_cast<uint32_t>(count)) & h.mask;
+  h.count -= static_cast<uint32_t>(count);
+  kept_ -= static_cast<int64_t>(count);
+}
+
+void Interpolator::History::Grow() {
+  const uint32_t capacity = ring == nullptr ? 4 : 2 * (mask + 1);
+  std::unique_ptr<Event[]> bigger(new Event[capacity]);
+  for (uint32_t i = 0; i < count; ++i) bigger[i] = (*this)[i];
+  ring = std::move(bigger);
+  head = 0;
+  mask = capacity - 1;
 }
 
 void Interpolator::Add(const Sample& s) {
@@ -122,19 +178,11 @@ void Interpolator::Add(const Sample& s) {
     last_mark_ns_ = ns;
     return;
   }
+  if (!s.values.empty()) wait_floor_ = std::min(wait_floor_, ns);
   for (const SampleValue& v : s.values) {
     if (ns <= ahead_until_[v.column]) continue;  // seen ahead
-    History& h = hist_[v.column];
-    Event e;
-    e.ns = ns;
-    e.t = rel;
-    e.kind = v.kind;
-    e.bits = v.bits;
-    if (v.kind == kString) e.text = std::make_unique<std::string>(s.strings[v.bits]);
-    h.events.push_back(std::move(e));
-    h.last_ns = ns;
+    Keep(v.column, ns, rel, v, s);
     no_more_until_[v.column] = INT64_MIN;
-    ++kept_;
   }
 }
 
@@ -166,16 +214,8 @@ bool Interpolator::AddAhead(const Sample& s) {
   for (const SampleValue& v : s.values) {
     const size_t c = v.column;
     if (!Waiting(c, g)) continue;
-    Event e;
-    e.ns = ns;
-    e.t = Rel(ns);
-    e.kind = v.kind;
-    e.bits = v.bits;
-    if (v.kind == kString) e.text = std::make_unique<std::string>(s.strings[v.bits]);
-    hist_[c].events.push_back(std::move(e));
-    hist_[c].last_ns = ns;
+    Keep(c, ns, Rel(ns), v, s);
     ahead_until_[c] = ns;
-    ++kept_;
   }
   for (size_t c = 0; c < hist_.size(); ++c) {
     if (Waiting(c, g)) return false;
@@ -204,10 +244,16 @@ bool Interpolator::Ready(int64_t g) const {
   if (last_record_ns_ < g) return false;  // a later record may still hold values at g
   if (last_record_ns_ == g && settled_ns_ < g) return false;  // or another record at g
   if (last_mark_ns_ >= g) return true;    // a <mark> at or after g bounds every column
+  if (wait_floor_ >= g) return true;
+  // A column waits at g when its wait ends before g: the least of those ends.
+  int64_t floor = INT64_MAX;
   for (size_t c = 0; c < hist_.size(); ++c) {
-    if (Waiting(c, g)) return false;
+    const int64_t last = hist_[c].last_ns;
+    if (last == INT64_MIN || last <= last_mark_ns_) continue;  // P is none or a <mark>: no wait
+    floor = std::min(floor, std::max(last, no_more_until_[c]));
   }
-  return true;
+  wait_floor_ = floor;
+  return floor >= g;
 }
 
 const Row* Interpolator::NextRow() {
@@ -257,64 +303,66 @@ void Interpolator::Fill(int64_t g) {
   }
   const double t = Rel(g);
   std::fill(metric_has_.begin(), metric_has_.end(), 0);
+  uint8_t* const kinds = row_.kinds.data();
+  uint64_t* const bits = row_.bits.data();
+  const bool prior_values = grid_.prior_values;
+  const InstanceLife* const lives = grid_.lifetimes.empty() ? nullptr : grid_.lifetimes.data();
   for (size_t c = 0; c < hist_.size(); ++c) {
     History& h = hist_[c];
-    while (h.size() > 1 && h[1].ns <= g) {
-      h.PopFront();
-      --kept_;
+    size_t size = h.count;
+    if (size == 0) continue;
+    if (size > 1 && h[1].ns <= g) {  // P moves on: drop the samples before it
+      size_t drop = 1;
+      while (drop + 1 < size && h[drop + 1].ns <= g) ++drop;
+      Drop(h, drop);
+      size -= drop;
     }
-    const Event* p = h.size() > 0 && h[0].ns <= g ? &h[0] : nullptr;
-    const Event* n = nullptr;
-    if (p != nullptr && p->ns == g) {
-      n = p;
-    } else if (p != nullptr ? h.size() > 1 : h.size() > 0) {
-      n = p != nullptr ? &h[1] : &h[0];
-    }
-    // A <mark> bounds like a sample; on a tie the mark wins (no value).
-    if (p == nullptr || (have_pmark && pmark >= p->ns)) continue;
+    const Event* p = &h[0];
+    // No P; or a <mark> bounds like a sample, and on a tie the mark wins (no value).
+    if (p->ns > g || (have_pmark && pmark >= p->ns)) continue;
+    const Event* n = p->ns == g ? p : size > 1 ? &h[1] : nullptr;
     const bool n_value = n != nullptr && n->ns < nmark;
-    const Column& col = columns_.columns()[c];
-    const format::Desc& d = columns_.desc(c);
+    const ColumnRule& r = rules_[c];
     const Event* use = p;
-    if (d.sem == format::kSemDiscrete) {
-      if (!grid_.lifetimes.empty() &&
-          (g < grid_.lifetimes[c].birth_ns || g > grid_.lifetimes[c].death_ns)) {
-        continue;  // an instance not alive at g (interp.c time_caliper)
-      }
-      // Strings, aggregates and events are always P's (interp.c copies v_prior).
-      if (p->kind != kString && p->ns != g && n_value && t > (p->t + n->t) / 2 &&
-          !grid_.prior_values) {
-        use = n;
-      }
-    } else {
-      if (!n_value) continue;
-      if (d.sem == format::kSemCounter) {
-        if (!IsNumericType(d.type)) continue;
-        if (mark_since && metric_had_[col.metric]) continue;
-      }
-      if (p->kind == kString) {
-        use = p;
-      } else if (p->ns == g) {
-        use = p;
-      } else if (n->ns == g) {
-        use = n;
-      } else if (d.sem == format::kSemCounter) {
-        row_.kinds[c] = p->kind;
-        row_.bits[c] = CounterBetween(d.type, p->bits, n->bits, t, p->t, n->t);
-        metric_has_[col.metric] = 1;
-        continue;
-      } else if (t > (p->t + n->t) / 2 && !grid_.prior_values) {
-        use = n;
-      }
+    switch (r.rule) {
+      case kRuleDiscrete:
+        if (lives != nullptr && (g < lives[c].birth_ns || g > lives[c].death_ns)) {
+          continue;  // an instance not alive at g (interp.c time_caliper)
+        }
+        // Strings, aggregates and events are always P's (interp.c copies v_prior).
+        if (p->kind != kString && p->ns != g && n_value && t > (p->t + n->t) / 2 &&
+            !prior_values) {
+          use = n;
+        }
+        break;
+      case kRuleNoValue:
+        continue;  // a counter of a type that is no number
+      case kRuleCounter:
+        if (!n_value || (mark_since && metric_had_[r.metric])) continue;
+        if (p->kind != kString && p->ns != g && n->ns != g) {
+          kinds[c] = p->kind;
+          bits[c] = CounterBetween(r.type, p->bits, n->bits, t, p->t, n->t);
+          metric_has_[r.metric] = 1;
+          continue;
+        }
+        if (p->kind != kString && p->ns != g) use = n;
+        break;
+      case kRuleInstant:
+        if (!n_value) continue;
+        if (p->kind != kString && p->ns != g &&
+            (n->ns == g || (t > (p->t + n->t) / 2 && !prior_values))) {
+          use = n;
+        }
+        break;
     }
-    row_.kinds[c] = use->kind;
+    kinds[c] = use->kind;
     if (use->kind == kString) {
-      row_.bits[c] = row_.strings.size();
-      row_.strings.push_back(*use->text);
+      bits[c] = row_.strings.size();
+      row_.strings.push_back(texts_[use->text]);
     } else {
-      row_.bits[c] = use->bits;
+      bits[c] = use->bits;
     }
-    metric_has_[col.metric] = 1;
+    metric_has_[r.metric] = 1;
   }
   metric_had_.swap(metric_has_);
 }
@@ -328,8 +376,7 @@ void Interpolator::Rates() {
     dt = static_cast<double>(static_cast<long double>(d / 1000000000) +
                              static_cast<long double>(d % 1000000000) / 1000000000.0L);
   }
-  for (size_t c = 0; c < row_.kinds.size(); ++c) {
-    if (!shown_.number[c]) continue;  // an operand only: its kind and bits are what is read
+  for (const uint32_t c : numbers_) {  // an operand only: its kind and bits are what is read
     const ValueKind kind = row_.kind(c);
     const ValueKind pk = static_cast<ValueKind>(prev_kind_[c]);
     const uint64_t pb = prev_bits_[c];

@@ -104,30 +104,42 @@ class Interpolator {
   void NothingMoreNow();
 
  private:
+  // A column's sample: trivially copied (a string's text is in `texts_`,
+  // freed when the sample is dropped).
   struct Event {
     int64_t ns = 0;
     double t = 0;  // Rel(ns), worked out once
-    ValueKind kind = kNoValue;
     uint64_t bits = 0;
-    std::unique_ptr<std::string> text;  // kString (most events are numbers)
+    uint32_t text = 0;  // kString: its slot in texts_
+    ValueKind kind = kNoValue;
   };
   // A column's samples in time order, the first possibly before the grid
-  // time: a vector read from `head` (a deque's blocks per column cost a
-  // third of a wide replay's time in allocation).
+  // time: a ring, grown to the most it held (a vector per column cost a
+  // third of a wide replay's time in moving what was dropped; a deque's
+  // blocks per column more, in allocation).
   struct History {
-    std::vector<Event> events;
-    size_t head = 0;
-    int64_t last_ns = INT64_MIN;  // of the last sample
-    size_t size() const { return events.size() - head; }
-    const Event& operator[](size_t i) const { return events[head + i]; }
-    void PopFront() {
-      ++head;
-      if (2 * head >= events.size()) {  // moves at most `head` events: amortised O(1)
-        events.erase(events.begin(), events.begin() + static_cast<ptrdiff_t>(head));
-        head = 0;
-      }
+    std::unique_ptr<Event[]> ring;
+    uint32_t head = 0, count = 0, mask = 0;  // the ring holds mask + 1 (none: no ring)
+    int64_t last_ns = INT64_MIN;             // of the last sample
+    size_t size() const { return count; }
+    const Event& operator[](size_t i) const { return ring[(head + i) & mask]; }
+    Event& Push() {
+      if (ring == nullptr || count > mask) Grow();
+      return ring[(head + count++) & mask];
     }
+    void Grow();
   };
+  // What Fill needs of a column, side by side (the columns' own records are
+  // far apart and reach their descriptor through their metric).
+  enum Rule : uint8_t { kRuleDiscrete, kRuleInstant, kRuleCounter, kRuleNoValue };
+  struct ColumnRule {
+    uint32_t metric = 0;
+    int32_t type = 0;
+    Rule rule = kRuleInstant;
+  };
+  void Keep(size_t column, int64_t ns, double t, const SampleValue& v, const Sample& s);
+  // Drops a column's first `count` samples.
+  void Drop(History& h, size_t count);
   bool Ready(int64_t g) const;
   bool Waiting(size_t c, int64_t g) const;
   int64_t NextGridNs() const;
@@ -148,6 +160,15 @@ class Interpolator {
   GridSpec grid_;
   const bool raw_;
   std::vector<History> hist_;
+  std::vector<ColumnRule> rules_;
+  std::vector<std::string> texts_;   // strings of kept samples, by slot
+  std::vector<uint32_t> free_texts_;
+  std::vector<uint32_t> numbers_;    // the columns ShownNumbers marks
+  // No column waits for its next sample at a grid time up to this one
+  // (Waiting): Ready looks at every column only past it. A lower bound:
+  // Add lowers it to the sample's time, which may end a column's wait
+  // given by NothingMoreNow or EndAhead.
+  mutable int64_t wait_floor_ = INT64_MIN;
   std::deque<int64_t> marks_;  // from the last one at or before the grid time
   int64_t last_mark_ns_ = INT64_MIN;
   int64_t last_record_ns_ = INT64_MIN;
