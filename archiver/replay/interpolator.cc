@@ -126,22 +126,22 @@ Interpolator::Interpolator(const ColumnSet& columns, format::Timestamp base, con
   }
 }
 
-void Interpolator::Keep(size_t column, int64_t ns, double t, const SampleValue& v,
-                        const Sample& s) {
+void Interpolator::Keep(size_t column, int64_t ns, double t, ValueKind kind, uint64_t bits,
+                        const std::string* text) {
   History& h = hist_[column];
   Event& e = h.Push();
   e.ns = ns;
   e.t = t;
-  e.kind = v.kind;
-  e.bits = v.bits;
-  if (v.kind == kString) {
+  e.kind = kind;
+  e.bits = bits;
+  if (kind == kString) {
     if (free_texts_.empty()) {
       e.text = static_cast<uint32_t>(texts_.size());
-      texts_.push_back(s.strings[v.bits]);
+      texts_.push_back(*text);
     } else {
       e.text = free_texts_.back();
       free_texts_.pop_back();
-      texts_[e.text] = s.strings[v.bits];
+      texts_[e.text] = *text;
     }
   }
   h.last_ns = ns;
@@ -178,12 +178,65 @@ void Interpolator::Add(const Sample& s) {
     last_mark_ns_ = ns;
     return;
   }
-  if (!s.values.empty()) wait_floor_ = std::min(wait_floor_, ns);
+  if (s.values.empty()) return;
+  if (dense_) {
+    if (AddDense(s, ns)) return;
+    Materialize();
+  }
+  wait_floor_ = std::min(wait_floor_, ns);
   for (const SampleValue& v : s.values) {
     if (ns <= ahead_until_[v.column]) continue;  // seen ahead
-    Keep(v.column, ns, rel, v, s);
+    Keep(v.column, ns, rel, v.kind, v.bits, v.kind == kString ? &s.strings[v.bits] : nullptr);
     no_more_until_[v.column] = INT64_MIN;
   }
+}
+
+bool Interpolator::AddDense(const Sample& s, int64_t ns) {
+  const size_t width = hist_.size();
+  if (s.values.size() != width) return false;
+  Frame f;
+  if (!spare_frames_.empty()) {
+    f = std::move(spare_frames_.back());
+    spare_frames_.pop_back();
+  }
+  f.kinds.resize(width);
+  f.bits.resize(width);
+  f.strings.clear();
+  bool strings = false;
+  for (size_t c = 0; c < width; ++c) {
+    const SampleValue& v = s.values[c];
+    if (v.column != c) {
+      spare_frames_.push_back(std::move(f));
+      return false;
+    }
+    f.kinds[c] = v.kind;
+    f.bits[c] = v.bits;
+    strings |= v.kind == kString;
+  }
+  if (strings) f.strings = s.strings;
+  f.ns = ns;
+  f.t = Rel(ns);
+  // A frame at or before the next grid time supersedes the one before it
+  // (P is the latest there): only the next grid time's P is kept of them.
+  if (!frames_.empty() && ns <= NextGridNs()) {
+    spare_frames_.push_back(std::move(frames_.back()));
+    frames_.pop_back();
+  }
+  frames_.push_back(std::move(f));
+  return true;
+}
+
+void Interpolator::Materialize() {
+  dense_ = false;
+  wait_floor_ = INT64_MIN;
+  for (const Frame& f : frames_) {
+    for (size_t c = 0; c < hist_.size(); ++c) {
+      const ValueKind kind = static_cast<ValueKind>(f.kinds[c]);
+      Keep(c, f.ns, f.t, kind, f.bits[c], kind == kString ? &f.strings[f.bits[c]] : nullptr);
+    }
+  }
+  frames_.clear();
+  spare_frames_.clear();
 }
 
 int64_t Interpolator::NextGridNs() const { return Ns(grid_.origin + k_ * grid_.step); }
@@ -202,6 +255,7 @@ bool Interpolator::WantsLookAhead() const {
 }
 
 bool Interpolator::AddAhead(const Sample& s) {
+  if (dense_) Materialize();
   const int64_t g = NextGridNs();
   const int64_t ns = Ns(format::ToAbslTime(s.time));
   if (s.mark) {
@@ -214,7 +268,7 @@ bool Interpolator::AddAhead(const Sample& s) {
   for (const SampleValue& v : s.values) {
     const size_t c = v.column;
     if (!Waiting(c, g)) continue;
-    Keep(c, ns, Rel(ns), v, s);
+    Keep(c, ns, Rel(ns), v.kind, v.bits, v.kind == kString ? &s.strings[v.bits] : nullptr);
     ahead_until_[c] = ns;
   }
   for (size_t c = 0; c < hist_.size(); ++c) {
@@ -224,6 +278,7 @@ bool Interpolator::AddAhead(const Sample& s) {
 }
 
 void Interpolator::EndAhead() {
+  if (dense_) Materialize();
   const int64_t g = NextGridNs();
   for (size_t c = 0; c < hist_.size(); ++c) {
     if (Waiting(c, g)) no_more_until_[c] = INT64_MAX;
@@ -231,6 +286,7 @@ void Interpolator::EndAhead() {
 }
 
 void Interpolator::NothingMoreNow() {
+  if (dense_) Materialize();
   for (size_t c = 0; c < hist_.size(); ++c) {
     if (no_more_until_[c] != INT64_MAX) no_more_until_[c] = std::max(no_more_until_[c], last_record_ns_);
   }
@@ -244,6 +300,10 @@ bool Interpolator::Ready(int64_t g) const {
   if (last_record_ns_ < g) return false;  // a later record may still hold values at g
   if (last_record_ns_ == g && settled_ns_ < g) return false;  // or another record at g
   if (last_mark_ns_ >= g) return true;    // a <mark> at or after g bounds every column
+  if (dense_) {
+    // Every column's last sample is the last frame's.
+    return frames_.empty() || frames_.back().ns >= g || frames_.back().ns <= last_mark_ns_;
+  }
   if (wait_floor_ >= g) return true;
   // A column waits at g when its wait ends before g: the least of those ends.
   int64_t floor = INT64_MAX;
@@ -303,6 +363,11 @@ void Interpolator::Fill(int64_t g) {
   }
   const double t = Rel(g);
   std::fill(metric_has_.begin(), metric_has_.end(), 0);
+  if (dense_) {
+    FillDense(g, t, have_pmark, pmark, nmark, mark_since);
+    metric_had_.swap(metric_has_);
+    return;
+  }
   uint8_t* const kinds = row_.kinds.data();
   uint64_t* const bits = row_.bits.data();
   const bool prior_values = grid_.prior_values;
@@ -365,6 +430,75 @@ void Interpolator::Fill(int64_t g) {
     metric_has_[r.metric] = 1;
   }
   metric_had_.swap(metric_has_);
+}
+
+void Interpolator::FillDense(int64_t g, double t, bool have_pmark, int64_t pmark, int64_t nmark,
+                             bool mark_since) {
+  while (frames_.size() > 1 && frames_[1].ns <= g) {  // P moves on
+    spare_frames_.push_back(std::move(frames_.front()));
+    frames_.pop_front();
+  }
+  if (frames_.empty()) return;
+  const Frame& p = frames_[0];
+  // No P; or a <mark> bounds like a sample, and on a tie the mark wins (no value).
+  if (p.ns > g || (have_pmark && pmark >= p.ns)) return;
+  const Frame* n = p.ns == g ? &p : frames_.size() > 1 ? &frames_[1] : nullptr;
+  const bool n_value = n != nullptr && n->ns < nmark;
+  // Fill's choices, the same for every column but a string (always P's).
+  const bool at_p = p.ns == g;
+  const bool nearer_n = n_value && !at_p && t > (p.t + n->t) / 2 && !grid_.prior_values;
+  const bool discrete_n = nearer_n;
+  const bool instant_n = n_value && !at_p && (n->ns == g || nearer_n);
+  const bool interpolate = n_value && !at_p && n->ns != g;
+  const bool counter_n = n_value && !at_p;
+  const InstanceLife* const lives = grid_.lifetimes.empty() ? nullptr : grid_.lifetimes.data();
+  const ColumnRule* const rules = rules_.data();
+  const uint8_t* const had = metric_had_.data();
+  uint8_t* const has = metric_has_.data();
+  uint8_t* const kinds = row_.kinds.data();
+  uint64_t* const bits = row_.bits.data();
+  const uint8_t* const pk = p.kinds.data();
+  const uint64_t* const pb = p.bits.data();
+  const uint8_t* const nk = n != nullptr ? n->kinds.data() : pk;
+  const uint64_t* const nb = n != nullptr ? n->bits.data() : pb;
+  const size_t width = hist_.size();
+  for (size_t c = 0; c < width; ++c) {
+    const ColumnRule r = rules[c];
+    bool use_n;
+    switch (r.rule) {
+      case kRuleDiscrete:
+        if (lives != nullptr && (g < lives[c].birth_ns || g > lives[c].death_ns)) {
+          continue;  // an instance not alive at g (interp.c time_caliper)
+        }
+        use_n = discrete_n && pk[c] != kString;
+        break;
+      case kRuleNoValue:
+        continue;  // a counter of a type that is no number
+      case kRuleCounter:
+        if (!n_value || (mark_since && had[r.metric])) continue;
+        if (interpolate && pk[c] != kString) {
+          kinds[c] = pk[c];
+          bits[c] = CounterBetween(r.type, pb[c], nb[c], t, p.t, n->t);
+          has[r.metric] = 1;
+          continue;
+        }
+        use_n = counter_n && pk[c] != kString;
+        break;
+      default:  // kRuleInstant
+        if (!n_value) continue;
+        use_n = instant_n && pk[c] != kString;
+        break;
+    }
+    const uint8_t kind = use_n ? nk[c] : pk[c];
+    kinds[c] = kind;
+    if (kind == kString) {
+      bits[c] = row_.strings.size();
+      row_.strings.push_back((use_n ? n : &p)->strings[(use_n ? nb : pb)[c]]);
+    } else {
+      bits[c] = use_n ? nb[c] : pb[c];
+    }
+    has[r.metric] = 1;
+  }
 }
 
 void Interpolator::Rates() {

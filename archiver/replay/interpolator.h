@@ -137,7 +137,25 @@ class Interpolator {
     int32_t type = 0;
     Rule rule = kRuleInstant;
   };
-  void Keep(size_t column, int64_t ns, double t, const SampleValue& v, const Sample& s);
+  void Keep(size_t column, int64_t ns, double t, ValueKind kind, uint64_t bits,
+            const std::string* text);
+  // Dense samples (a value for every column, in the columns' order: the
+  // usual record of a recording) are kept whole, as frames, until the
+  // first that is not: then every frame becomes its columns' samples
+  // (Materialize) and the columns are kept apart from then on. A row
+  // from frames reads each column's P and N side by side, with their
+  // times and the rules' choices worked out once.
+  struct Frame {
+    int64_t ns = 0;
+    double t = 0;
+    std::vector<uint8_t> kinds;  // per column
+    std::vector<uint64_t> bits;  // kString: index in `strings`
+    std::vector<std::string> strings;
+  };
+  bool AddDense(const Sample& s, int64_t ns);
+  void Materialize();
+  void FillDense(int64_t g, double t, bool have_pmark, int64_t pmark, int64_t nmark,
+                 bool mark_since);
   // Drops a column's first `count` samples.
   void Drop(History& h, size_t count);
   bool Ready(int64_t g) const;
@@ -160,6 +178,9 @@ class Interpolator {
   GridSpec grid_;
   const bool raw_;
   std::vector<History> hist_;
+  bool dense_ = true;  // every sample so far was dense: kept in frames_
+  std::deque<Frame> frames_;
+  std::vector<Frame> spare_frames_;
   std::vector<ColumnRule> rules_;
   std::vector<std::string> texts_;   // strings of kept samples, by slot
   std::vector<uint32_t> free_texts_;

@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -484,6 +485,92 @@ TEST(Interpolator, ASparseColumnStillGetsExactValues) {
     EXPECT_EQ(Values(rows, o->Col("sinst"))[k], absl::StrCat(nearest)) << g;
     EXPECT_EQ(Values(rows, o->Col("sdisc"))[k], absl::StrCat(1000 + nearest)) << g;
   }
+}
+
+// Dense records (every column, in order) are kept whole as frames until the
+// first that is not; the columns are then kept apart. Random recordings of
+// every type and semantics, with <mark>s, records sharing a time, and
+// (half of them) a record of some columns only part way, on grids finer
+// and coarser than the records, PCP's rules before and after 6.3.2: rows
+// from frames equal those of an interpolator that kept the columns apart
+// from the start (NothingMoreNow before the first sample ends the frames).
+TEST(Interpolator, FramesGiveWhatColumnsKeptApartGive) {
+  std::mt19937_64 rng(20261206);
+  int rows_compared = 0, frames_cases = 0;
+  for (int round = 0; round < 24; ++round) {
+    TestArchive a({
+        {"cnt", format::kTypeU32, format::kSemCounter},
+        {"c32s", format::kType32, format::kSemCounter},
+        {"c64", format::kTypeU64, format::kSemCounter},
+        {"c64s", format::kType64, format::kSemCounter},
+        {"cflt", format::kTypeFloat, format::kSemCounter},
+        {"cdbl", format::kTypeDouble, format::kSemCounter},
+        {"inst", format::kType32, format::kSemInstant},
+        {"dins", format::kTypeDouble, format::kSemInstant},
+        {"disc", format::kType32, format::kSemDiscrete},
+        {"str", format::kTypeString, format::kSemInstant, "none"},
+        {"strd", format::kTypeString, format::kSemDiscrete, "none"},
+        {"cstr", format::kTypeString, format::kSemCounter, "none"},
+    });
+    const bool part_way = round % 2 == 1;
+    double t = 0;
+    int64_t c = 1000;
+    for (int k = 0; k < 40; ++k) {
+      if (k > 0 && rng() % 9 == 0) {
+        a.Mark(t + 0.25);
+        t += 0.5;
+      }
+      t += rng() % 5 == 0 ? 0 : 0.5 * (1 + rng() % 6);  // some share a time
+      c += static_cast<int64_t>(rng() % 1000) - (rng() % 8 == 0 ? 1500 : 0);
+      const std::string text = absl::StrCat("s", rng() % 100);
+      if (part_way && k == 20) {
+        a.Record(t, {{"cnt", c}, {"inst", k}});
+        continue;
+      }
+      a.Record(t, {{"cnt", c}, {"c32s", c}, {"c64", c}, {"c64s", c}, {"cflt", 0.5 * c},
+                   {"cdbl", 0.25 * c}, {"inst", k}, {"dins", 1.5 * k}, {"disc", k % 3},
+                   {"str", text}, {"strd", text}, {"cstr", text}});
+    }
+    auto o = OpenArchives({a.Write(absl::StrCat("frames_", round))});
+    ASSERT_NE(o, nullptr);
+    GridSpec grid = Grid(0.1 * (rng() % 20), round % 3 == 0 ? 4.3 : 0.3 * (1 + rng() % 4));
+    grid.prior_values = round % 4 == 2;
+    for (const bool raw : {true, false}) {
+      SCOPED_TRACE(absl::StrCat("round ", round, " raw ", raw));
+      SampleStream s1(o->set.archives(), o->columns), s2(o->set.archives(), o->columns);
+      Interpolator frames(o->columns, o->set.start(), grid, raw);
+      Interpolator apart(o->columns, o->set.start(), grid, raw);
+      apart.NothingMoreNow();  // no frames from here on
+      std::vector<Row> got, want;
+      while (const Sample* x = s1.Next()) {
+        frames.Add(*x);
+        while (const Row* r = frames.NextRow()) got.push_back(*r);
+      }
+      frames.Finish();
+      while (const Row* r = frames.NextRow()) got.push_back(*r);
+      while (const Sample* x = s2.Next()) {
+        apart.Add(*x);
+        while (const Row* r = apart.NextRow()) want.push_back(*r);
+      }
+      apart.Finish();
+      while (const Row* r = apart.NextRow()) want.push_back(*r);
+      ASSERT_EQ(got.size(), want.size());
+      ASSERT_GE(got.size(), 5u);
+      for (size_t k = 0; k < got.size(); ++k) {
+        for (size_t col = 0; col < o->columns.size(); ++col) {
+          ASSERT_EQ(testing::ValueText(got[k], col), testing::ValueText(want[k], col))
+              << "row " << k << " column " << col;
+          ASSERT_EQ(testing::ShownText(got[k], col), testing::ShownText(want[k], col))
+              << "row " << k << " column " << col;
+          ASSERT_EQ(got[k].bits[col] == want[k].bits[col] || got[k].kind(col) == kString, true);
+        }
+        ++rows_compared;
+      }
+    }
+    ++frames_cases;
+  }
+  EXPECT_EQ(frames_cases, 24);
+  EXPECT_GT(rows_compared, 1000);
 }
 
 // Two records with one timestamp (pmlogger writes one per logging group,
