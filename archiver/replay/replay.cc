@@ -182,14 +182,15 @@ absl::Status Replay::Run(const ReplayPlan& plan, const std::vector<Output*>& out
   if (!plan.follow && seek > log_start && seek != absl::InfinitePast()) {
     stream.SeekBefore(format::ToTimestamp(seek));
   }
-  // At the records the stream is read on the second core, ahead of the
-  // rows (an interpolated replay reads ahead from where the stream is,
-  // for a sparse column, and a follower waits on the files: not there),
-  // when there is enough to read for a thread to pay for itself.
+  // The stream is read on the second core, ahead of the rows (not by a
+  // follower, which waits on the files), when there is enough to read for
+  // a thread to pay for itself. On a grid it keeps where each sample
+  // left the stream: a look ahead for a sparse column resumes from there.
   std::unique_ptr<SampleReadAhead> read_ahead;
-  if (!grid && !plan.follow && !keep_records &&
+  if (!plan.follow && !keep_records &&
       VolumeBytes(archives_, plan.read_ahead_from) >= plan.read_ahead_from) {
-    read_ahead = std::make_unique<SampleReadAhead>(stream, columns_.size());
+    read_ahead = std::make_unique<SampleReadAhead>(stream, columns_.size(),
+                                                   SampleReadAhead::kMostBytes, grid);
   }
   auto next_sample = [&] { return read_ahead ? read_ahead->Next() : stream.Next(); };
   auto stream_warnings = [&]() -> const std::vector<std::string>& {
@@ -269,7 +270,11 @@ absl::Status Replay::Run(const ReplayPlan& plan, const std::vector<Output*>& out
       if (!plan.follow && interp->WantsLookAhead()) {
         // A sparse column holds rows back: find its next sample ahead.
         SampleStream ahead(archives_.archives(), columns_);
-        ahead.ResumeFrom(stream);
+        if (read_ahead) {
+          ahead.ResumeAt(read_ahead->resume_point());
+        } else {
+          ahead.ResumeFrom(stream);
+        }
         bool resolved = false;
         while (const Sample* a = ahead.Next()) {
           if ((resolved = interp->AddAhead(*a))) break;

@@ -15,8 +15,12 @@ uint32_t Depth(size_t columns, size_t most_bytes) {
 
 }  // namespace
 
-SampleReadAhead::SampleReadAhead(SampleStream& stream, size_t columns, size_t most_bytes)
-    : stream_(stream), depth_(Depth(columns, most_bytes)), slots_(depth_) {
+SampleReadAhead::SampleReadAhead(SampleStream& stream, size_t columns, size_t most_bytes,
+                                 bool resume_points)
+    : stream_(stream),
+      depth_(Depth(columns, most_bytes)),
+      resume_points_(resume_points),
+      slots_(depth_) {
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -68,6 +72,7 @@ void SampleReadAhead::Run() {
     slot.problems = stream_.problems().size();
     slot.damaged = stream_.damaged().size();
     slot.read = stream_.read_archives().size();
+    if (resume_points_) stream_.PointAfterLast(&slot.point);
     produced_.store(++p);
     // The caller waits for a batch; it is woken early when no more can
     // come for now (the ring full, or the end).

@@ -17,6 +17,7 @@
 #ifndef MMVLOG_ARCHIVER_REPLAY_SAMPLE_READ_AHEAD_H_
 #define MMVLOG_ARCHIVER_REPLAY_SAMPLE_READ_AHEAD_H_
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -40,8 +41,10 @@ class SampleReadAhead {
   // must not keep records (Sample::record), follow, or be resumed from.
   // `columns`: how many the stream's samples can hold values of (its
   // ColumnSet's size), for the ring's depth; `most_bytes`: kMostBytes but
-  // in tests.
-  SampleReadAhead(SampleStream& stream, size_t columns, size_t most_bytes = kMostBytes);
+  // in tests; `resume_points`: keep, with each sample, where a stream
+  // resuming after it starts (resume_point(); an interpolator's look ahead).
+  SampleReadAhead(SampleStream& stream, size_t columns, size_t most_bytes = kMostBytes,
+                  bool resume_points = false);
   ~SampleReadAhead();
   SampleReadAhead(const SampleReadAhead&) = delete;
   SampleReadAhead& operator=(const SampleReadAhead&) = delete;
@@ -51,6 +54,12 @@ class SampleReadAhead {
   // As the stream's, when it gave the last sample taken.
   const std::vector<std::string>& warnings() const { return warnings_; }
   uint64_t restarts() const { return restarts_; }
+  // Where a stream resuming after the sample taken last starts
+  // (SampleStream::ResumeAt); valid until the next call of Next. Only
+  // with `resume_points`.
+  const SampleStream::ResumePoint& resume_point() const {
+    return slots_[(taken_ - 1) % depth_].point;
+  }
 
   // Stops the thread (it finishes the record it is reading). Afterwards:
   // the stream's problems, damage and archives read when it gave the last
@@ -68,6 +77,7 @@ class SampleReadAhead {
     uint64_t restarts = 0;
     std::vector<std::string> warnings;  // new since the slot before
     size_t problems = 0, damaged = 0, read = 0;
+    SampleStream::ResumePoint point;
   };
 
   static std::vector<std::string> Head(const std::vector<std::string>& v, size_t n) {
@@ -77,6 +87,7 @@ class SampleReadAhead {
 
   SampleStream& stream_;
   const uint32_t depth_;  // the ring's size
+  const bool resume_points_;
   std::vector<Slot> slots_;
   // Counts of slots filled by the thread and released by the caller (mod
   // 2^32, 32 bits: futex waits).

@@ -84,25 +84,46 @@ void SampleStream::SeekBefore(format::Timestamp from) {
 }
 
 void SampleStream::ResumeFrom(const SampleStream& other) {
-  next_archive_ = other.next_archive_;
-  extra_bases_ = other.extra_bases_;
-  last_time_ = other.last_time_;
-  pending_join_ = other.pending_join_;
-  exhausted_ = other.exhausted_;
-  host_ = other.host_;
+  ResumePoint point;
+  other.PointAfterLast(&point);
+  ResumeAt(point);
+}
+
+void SampleStream::PointAfterLast(ResumePoint* point) const {
+  point->next_archive = next_archive_;
+  point->extra_bases = extra_bases_;
+  point->last_time = last_time_;
+  point->pending_join = pending_join_;
+  point->exhausted = exhausted_;
+  point->host = host_;
+  point->reading = reader_ != nullptr;
+  if (!point->reading) return;
+  point->follow = follow_;
+  point->catalog = reader_->catalog();
+  point->reader_base = reader_base_;
+  // A record held behind a join mark has not been given: read it again.
+  point->at = held_ ? reader_->last_record() : reader_->position();
+}
+
+void SampleStream::ResumeAt(const ResumePoint& point) {
+  next_archive_ = point.next_archive;
+  extra_bases_ = point.extra_bases;
+  last_time_ = point.last_time;
+  pending_join_ = point.pending_join;
+  exhausted_ = point.exhausted;
+  host_ = point.host;
   checked_ = true;
-  if (other.reader_ == nullptr) return;
-  if (other.follow_) {
+  if (!point.reading) return;
+  if (point.follow) {
     // What the other read of a growing archive may be old by now.
-    absl::StatusOr<std::unique_ptr<ArchiveReader>> r = ArchiveReader::Open(other.reader_base_);
+    absl::StatusOr<std::unique_ptr<ArchiveReader>> r = ArchiveReader::Open(point.reader_base);
     if (!r.ok()) return;  // the other stream names the problem
     reader_ = std::move(*r);
   } else {
-    reader_ = ArchiveReader::Over(other.reader_->catalog());
+    reader_ = ArchiveReader::Over(point.catalog);
   }
-  reader_base_ = other.reader_base_;
-  // A record held behind a join mark has not been given: read it again.
-  reader_->StartAt(other.held_ ? other.reader_->last_record() : other.reader_->position());
+  reader_base_ = point.reader_base;
+  reader_->StartAt(point.at);
 }
 
 bool SampleStream::OpenArchive(size_t i) {

@@ -93,6 +93,24 @@ class SampleStream {
   // look ahead, for an Interpolator waiting on a sparse column). Call
   // before the first Next.
   void ResumeFrom(const SampleStream& other);
+  // Where a stream resuming after the sample given last starts:
+  // ResumeFrom's state, apart, so that a read ahead can hand it over with
+  // each sample it gives (the stream itself is ahead by then).
+  struct ResumePoint {
+    size_t next_archive = 0;
+    std::vector<std::string> extra_bases;
+    std::optional<format::Timestamp> last_time, pending_join;
+    bool exhausted = false;
+    std::string host;
+    bool reading = false;  // an archive is open: the rest below
+    bool follow = false;
+    std::shared_ptr<const ArchiveCatalog> catalog;
+    std::string reader_base;
+    format::IndexEntry at;
+  };
+  void PointAfterLast(ResumePoint* point) const;
+  // ResumeFrom a stream that was at `point`.
+  void ResumeAt(const ResumePoint& point);
   // Keep looking for more at the end (see the class comment).
   void Follow() { follow_ = true; }
   // Give each record decoded whole in Sample::record (otherwise a record of

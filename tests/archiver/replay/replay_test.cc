@@ -7,12 +7,15 @@
 // is reported.
 #include "archiver/replay/replay.h"
 
+#include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "archiver/replay/output/csv_output.h"
 #include "format/archive/archive_format.h"
@@ -224,22 +227,62 @@ TEST(Replay, ReadAheadGivesWhatOneThreadGives) {
     std::vector<std::string> bases;
     std::string start, finish;
   };
-  for (const Case& c : std::vector<Case>{{{good, broken}, "", ""},
-                                         {{good, broken}, "+10", "+20"},
-                                         {{sparse}, "+55.5", ""},
-                                         {{sparse}, "", "+30"}}) {
-    SCOPED_TRACE(absl::StrCat(c.bases[0], " ", c.start, " ", c.finish));
-    ReplayPlan one = Plan("");
-    one.window.start = c.start;
-    one.window.end = c.finish;
+  const std::vector<Case> cases = {{{good, broken}, "", ""},
+                                   {{good, broken}, "+10", "+20"},
+                                   {{sparse}, "+55.5", ""},
+                                   {{sparse}, "", "+30"}};
+  for (const std::string interval : {"", "1.5s"}) {
+    for (const Case& c : cases) {
+      SCOPED_TRACE(absl::StrCat(c.bases[0], " ", c.start, " ", c.finish, " ", interval));
+      ReplayPlan one = Plan(interval);
+      one.window.start = c.start;
+      one.window.end = c.finish;
+      one.read_ahead_from = UINT64_MAX;
+      ReplayPlan two = one;
+      two.read_ahead_from = 0;
+      ReplayReport one_report, two_report;
+      const std::vector<std::string> rows = Csv(c.bases, one, &one_report);
+      EXPECT_GT(rows.size(), 5u);
+      EXPECT_EQ(Csv(c.bases, two, &two_report), rows);
+      EXPECT_EQ(two_report.damaged, one_report.damaged);
+    }
+  }
+}
+
+// On a grid the stream is read ahead too; a column sampled rarely makes
+// the interpolator look ahead for its next sample once it keeps too many
+// of the others' (2^18), from where the sample it was given last left the
+// stream, not from where the thread's stream is by then (up to 16 samples
+// further: the sample at 265 is among them).
+TEST(Replay, ReadAheadOnAGridLooksAheadFromTheSampleGivenLast) {
+  std::vector<std::pair<int32_t, std::string>> instances;
+  for (int i = 0; i < 1000; ++i) instances.push_back({i, absl::StrCat("i", i)});
+  for (const std::vector<int>& rare : std::vector<std::vector<int>>{{0, 265, 330}, {0}}) {
+    TestArchive a({{"wide", format::kTypeU32, format::kSemCounter, "count", instances},
+                   {"rare", format::kType32, format::kSemDiscrete}});
+    for (int t = 0; t < 400; ++t) {
+      std::vector<testing::Cell> cells;
+      for (int i = 0; i < 1000; ++i) cells.push_back({"wide", i, static_cast<uint32_t>(t * (i + 1))});
+      if (std::find(rare.begin(), rare.end(), t) != rare.end()) cells.push_back({"rare", t});
+      a.Record(t, std::move(cells));
+    }
+    const std::string base = a.Write(absl::StrCat("grid_ahead_", rare.size()));
+    ReplayPlan one = Plan("1.5s");
     one.read_ahead_from = UINT64_MAX;
     ReplayPlan two = one;
     two.read_ahead_from = 0;
-    ReplayReport one_report, two_report;
-    const std::vector<std::string> rows = Csv(c.bases, one, &one_report);
-    EXPECT_GT(rows.size(), 5u);
-    EXPECT_EQ(Csv(c.bases, two, &two_report), rows);
-    EXPECT_EQ(two_report.damaged, one_report.damaged);
+    const std::vector<std::string> rows = Csv({base}, one);
+    ASSERT_EQ(rows.size(), 267u);  // 0, 1.5, ..., 399
+    const std::vector<std::string> ahead = Csv({base}, two);
+    ASSERT_EQ(ahead.size(), rows.size());
+    for (size_t k = 0; k < rows.size(); ++k) {
+      ASSERT_TRUE(ahead[k] == rows[k]) << "row " << k << " differs (its last cell "
+                                       << ahead[k].substr(ahead[k].rfind(',') + 1) << ", not "
+                                       << rows[k].substr(rows[k].rfind(',') + 1) << ")";
+    }
+    // The nearest of the rare samples: 265 from 133.5 on.
+    const std::string at_198 = rows[132];
+    EXPECT_EQ(at_198.substr(at_198.rfind(',') + 1), rare.size() > 1 ? "265" : "0") << at_198;
   }
 }
 
