@@ -44,52 +44,67 @@ T Truncate(double x) {
   }
 }
 
-// interp.c's counter interpolation between prior p at tp and next n at tn,
-// for t strictly between, with PCP_COUNTER_WRAP unset (its default).
-uint64_t CounterBetween(int32_t type, uint64_t p, uint64_t n, double t, double tp, double tn) {
-  const double f = t - tp, d = tn - tp;
-  switch (type) {
-    case format::kType32: {
-      const int32_t a = static_cast<int32_t>(p), b = static_cast<int32_t>(n);
-      const int32_t diff = static_cast<int32_t>(static_cast<uint32_t>(b) - static_cast<uint32_t>(a));
-      const int32_t v = Truncate<int32_t>(0.5 + a + f * diff / d);
-      return static_cast<uint64_t>(static_cast<int64_t>(v));
-    }
-    case format::kTypeU32: {
-      const uint32_t a = static_cast<uint32_t>(p), b = static_cast<uint32_t>(n);
-      const double x = b >= a ? 0.5 + a + f * static_cast<double>(b - a) / d
-                              : 0.5 + a - f * static_cast<double>(a - b) / d;
-      return Truncate<uint32_t>(x);
-    }
-    case format::kType64: {
-      const int64_t a = static_cast<int64_t>(p), b = static_cast<int64_t>(n);
-      const int64_t diff = static_cast<int64_t>(static_cast<uint64_t>(b) - static_cast<uint64_t>(a));
-      return static_cast<uint64_t>(
-          Truncate<int64_t>(0.5 + static_cast<double>(a) + f * static_cast<double>(diff) / d));
-    }
-    case format::kTypeU64: {
-      // interp.c holds U64s in int64_t: the prior value converted to double
-      // signed (negative from 2^63), and "next >= prior" as GCC compiles it
-      // with signed overflow undefined: the sign of next - prior, wrapped
-      // (pmval across sample.wrap.ulonglong's wraps shows both).
-      const uint64_t diff = n - p;
-      const double pd = static_cast<double>(static_cast<int64_t>(p));
-      const double x = static_cast<int64_t>(diff) >= 0
-                           ? 0.5 + pd + f * static_cast<double>(diff) / d
-                           : 0.5 + pd - f * static_cast<double>(p - n) / d;
-      return Truncate<uint64_t>(x);
-    }
-    case format::kTypeFloat: {
-      const float a = static_cast<float>(std::bit_cast<double>(p));
-      const float b = static_cast<float>(std::bit_cast<double>(n));
-      const float v = static_cast<float>(a + f * (b - a) / d);
-      return std::bit_cast<uint64_t>(static_cast<double>(v));
-    }
-    default: {
-      const double a = std::bit_cast<double>(p), b = std::bit_cast<double>(n);
-      return std::bit_cast<uint64_t>(a + f * (b - a) / d);
-    }
+// interp.c's counter interpolation between prior p and next n, f seconds
+// after p of the d between them (f = t - tp, d = tn - tp, as interp.c
+// takes them), for t strictly between, with PCP_COUNTER_WRAP unset (its
+// default).
+template <int32_t kType>
+uint64_t CounterAt(uint64_t p, uint64_t n, double f, double d) {
+  if constexpr (kType == format::kType32) {
+    const int32_t a = static_cast<int32_t>(p), b = static_cast<int32_t>(n);
+    const int32_t diff = static_cast<int32_t>(static_cast<uint32_t>(b) - static_cast<uint32_t>(a));
+    const int32_t v = Truncate<int32_t>(0.5 + a + f * diff / d);
+    return static_cast<uint64_t>(static_cast<int64_t>(v));
+  } else if constexpr (kType == format::kTypeU32) {
+    const uint32_t a = static_cast<uint32_t>(p), b = static_cast<uint32_t>(n);
+    const double x = b >= a ? 0.5 + a + f * static_cast<double>(b - a) / d
+                            : 0.5 + a - f * static_cast<double>(a - b) / d;
+    return Truncate<uint32_t>(x);
+  } else if constexpr (kType == format::kType64) {
+    const int64_t a = static_cast<int64_t>(p), b = static_cast<int64_t>(n);
+    const int64_t diff = static_cast<int64_t>(static_cast<uint64_t>(b) - static_cast<uint64_t>(a));
+    return static_cast<uint64_t>(
+        Truncate<int64_t>(0.5 + static_cast<double>(a) + f * static_cast<double>(diff) / d));
+  } else if constexpr (kType == format::kTypeU64) {
+    // interp.c holds U64s in int64_t: the prior value converted to double
+    // signed (negative from 2^63), and "next >= prior" as GCC compiles it
+    // with signed overflow undefined: the sign of next - prior, wrapped
+    // (pmval across sample.wrap.ulonglong's wraps shows both).
+    const uint64_t diff = n - p;
+    const double pd = static_cast<double>(static_cast<int64_t>(p));
+    const double x = static_cast<int64_t>(diff) >= 0 ? 0.5 + pd + f * static_cast<double>(diff) / d
+                                                     : 0.5 + pd - f * static_cast<double>(p - n) / d;
+    return Truncate<uint64_t>(x);
+  } else if constexpr (kType == format::kTypeFloat) {
+    const float a = static_cast<float>(std::bit_cast<double>(p));
+    const float b = static_cast<float>(std::bit_cast<double>(n));
+    const float v = static_cast<float>(a + f * (b - a) / d);
+    return std::bit_cast<uint64_t>(static_cast<double>(v));
+  } else {
+    const double a = std::bit_cast<double>(p), b = std::bit_cast<double>(n);
+    return std::bit_cast<uint64_t>(a + f * (b - a) / d);
   }
+}
+
+// Calls fn with the type as a constant (std::integral_constant): a loop
+// inside fn is compiled for each type.
+template <typename Fn>
+void WithCounterType(int32_t type, Fn&& fn) {
+  using std::integral_constant;
+  switch (type) {
+    case format::kType32: return fn(integral_constant<int32_t, format::kType32>{});
+    case format::kTypeU32: return fn(integral_constant<int32_t, format::kTypeU32>{});
+    case format::kType64: return fn(integral_constant<int32_t, format::kType64>{});
+    case format::kTypeU64: return fn(integral_constant<int32_t, format::kTypeU64>{});
+    case format::kTypeFloat: return fn(integral_constant<int32_t, format::kTypeFloat>{});
+    default: return fn(integral_constant<int32_t, format::kTypeDouble>{});
+  }
+}
+
+uint64_t CounterBetween(int32_t type, uint64_t p, uint64_t n, double t, double tp, double tn) {
+  uint64_t v = 0;
+  WithCounterType(type, [&](auto k) { v = CounterAt<decltype(k)::value>(p, n, t - tp, tn - tp); });
+  return v;
 }
 
 }  // namespace
@@ -123,6 +138,15 @@ Interpolator::Interpolator(const ColumnSet& columns, format::Timestamp base, con
       r.rule = IsNumericType(d.type) ? kRuleCounter : kRuleNoValue;
     }
     if (shown_.number[c]) numbers_.push_back(static_cast<uint32_t>(c));
+    if (runs_.empty() || runs_.back().metric != r.metric) {
+      runs_.push_back({.begin = static_cast<uint32_t>(c),
+                       .end = static_cast<uint32_t>(c),
+                       .metric = r.metric,
+                       .type = r.type,
+                       .rule = r.rule,
+                       .strings = KindOfType(d.type) == kString});
+    }
+    runs_.back().end = static_cast<uint32_t>(c + 1);
   }
 }
 
@@ -452,7 +476,6 @@ void Interpolator::FillDense(int64_t g, double t, bool have_pmark, int64_t pmark
   const bool interpolate = n_value && !at_p && n->ns != g;
   const bool counter_n = n_value && !at_p;
   const InstanceLife* const lives = grid_.lifetimes.empty() ? nullptr : grid_.lifetimes.data();
-  const ColumnRule* const rules = rules_.data();
   const uint8_t* const had = metric_had_.data();
   uint8_t* const has = metric_has_.data();
   uint8_t* const kinds = row_.kinds.data();
@@ -461,43 +484,69 @@ void Interpolator::FillDense(int64_t g, double t, bool have_pmark, int64_t pmark
   const uint64_t* const pb = p.bits.data();
   const uint8_t* const nk = n != nullptr ? n->kinds.data() : pk;
   const uint64_t* const nb = n != nullptr ? n->bits.data() : pb;
-  const size_t width = hist_.size();
-  for (size_t c = 0; c < width; ++c) {
-    const ColumnRule r = rules[c];
-    bool use_n;
-    switch (r.rule) {
-      case kRuleDiscrete:
-        if (lives != nullptr && (g < lives[c].birth_ns || g > lives[c].death_ns)) {
-          continue;  // an instance not alive at g (interp.c time_caliper)
-        }
-        use_n = discrete_n && pk[c] != kString;
-        break;
+  // The seconds of interp.c's line, as CounterBetween takes them.
+  const double f = n != nullptr ? t - p.t : 0, d = n != nullptr ? n->t - p.t : 0;
+  auto copy = [&](size_t b, size_t e, bool from_n) {
+    const uint8_t* const k = from_n ? nk : pk;
+    const uint64_t* const v = from_n ? nb : pb;
+    std::copy(k + b, k + e, kinds + b);
+    std::copy(v + b, v + e, bits + b);
+  };
+  auto copy_strings = [&](size_t b, size_t e) {  // P's
+    for (size_t c = b; c < e; ++c) {
+      kinds[c] = pk[c];
+      bits[c] = row_.strings.size();
+      row_.strings.push_back(p.strings[pb[c]]);
+    }
+  };
+  for (const Run& run : runs_) {
+    const size_t b = run.begin, e = run.end;
+    switch (run.rule) {
       case kRuleNoValue:
         continue;  // a counter of a type that is no number
       case kRuleCounter:
-        if (!n_value || (mark_since && had[r.metric])) continue;
-        if (interpolate && pk[c] != kString) {
-          kinds[c] = pk[c];
-          bits[c] = CounterBetween(r.type, pb[c], nb[c], t, p.t, n->t);
-          has[r.metric] = 1;
-          continue;
+        if (!n_value || (mark_since && had[run.metric])) continue;
+        if (interpolate) {
+          WithCounterType(run.type, [&](auto k) {
+            for (size_t c = b; c < e; ++c) {
+              kinds[c] = pk[c];
+              bits[c] = CounterAt<decltype(k)::value>(pb[c], nb[c], f, d);
+            }
+          });
+        } else {
+          copy(b, e, counter_n);
         }
-        use_n = counter_n && pk[c] != kString;
         break;
-      default:  // kRuleInstant
+      case kRuleInstant:
         if (!n_value) continue;
-        use_n = instant_n && pk[c] != kString;
+        if (run.strings) {
+          copy_strings(b, e);
+        } else {
+          copy(b, e, instant_n);
+        }
+        break;
+      case kRuleDiscrete:
+        if (lives != nullptr) {
+          // An instance not alive at g has none (interp.c time_caliper).
+          bool any = false;
+          for (size_t c = b; c < e; ++c) {
+            if (g < lives[c].birth_ns || g > lives[c].death_ns) continue;
+            any = true;
+            if (run.strings) {
+              copy_strings(c, c + 1);
+            } else {
+              copy(c, c + 1, discrete_n);
+            }
+          }
+          if (!any) continue;
+        } else if (run.strings) {
+          copy_strings(b, e);
+        } else {
+          copy(b, e, discrete_n);
+        }
         break;
     }
-    const uint8_t kind = use_n ? nk[c] : pk[c];
-    kinds[c] = kind;
-    if (kind == kString) {
-      bits[c] = row_.strings.size();
-      row_.strings.push_back((use_n ? n : &p)->strings[(use_n ? nb : pb)[c]]);
-    } else {
-      bits[c] = use_n ? nb[c] : pb[c];
-    }
-    has[r.metric] = 1;
+    has[run.metric] = 1;
   }
 }
 

@@ -152,6 +152,15 @@ class Interpolator {
     std::vector<uint64_t> bits;  // kString: index in `strings`
     std::vector<std::string> strings;
   };
+  // Columns side by side of one metric (so of one rule and type): a row
+  // from frames is filled a run at a time.
+  struct Run {
+    uint32_t begin = 0, end = 0;
+    uint32_t metric = 0;
+    int32_t type = 0;
+    Rule rule = kRuleInstant;
+    bool strings = false;  // of a type that is no number: always P's
+  };
   bool AddDense(const Sample& s, int64_t ns);
   void Materialize();
   void FillDense(int64_t g, double t, bool have_pmark, int64_t pmark, int64_t nmark,
@@ -182,6 +191,7 @@ class Interpolator {
   std::deque<Frame> frames_;
   std::vector<Frame> spare_frames_;
   std::vector<ColumnRule> rules_;
+  std::vector<Run> runs_;
   std::vector<std::string> texts_;   // strings of kept samples, by slot
   std::vector<uint32_t> free_texts_;
   std::vector<uint32_t> numbers_;    // the columns ShownNumbers marks

@@ -491,7 +491,8 @@ TEST(Interpolator, ASparseColumnStillGetsExactValues) {
 // first that is not; the columns are then kept apart. Random recordings of
 // every type and semantics, with <mark>s, records sharing a time, and
 // (half of them) a record of some columns only part way, on grids finer
-// and coarser than the records, PCP's rules before and after 6.3.2: rows
+// and coarser than the records, PCP's rules before and after 6.3.2, with
+// discrete instances' lives and without: rows
 // from frames equal those of an interpolator that kept the columns apart
 // from the start (NothingMoreNow before the first sample ends the frames).
 TEST(Interpolator, FramesGiveWhatColumnsKeptApartGive) {
@@ -535,6 +536,15 @@ TEST(Interpolator, FramesGiveWhatColumnsKeptApartGive) {
     ASSERT_NE(o, nullptr);
     GridSpec grid = Grid(0.1 * (rng() % 20), round % 3 == 0 ? 4.3 : 0.3 * (1 + rng() % 4));
     grid.prior_values = round % 4 == 2;
+    if (round % 3 == 1) {
+      // Discrete instances alive for a while (Replay gives these for big domains).
+      grid.lifetimes.resize(o->columns.size());
+      for (const char* name : {"disc", "strd"}) {
+        InstanceLife& life = grid.lifetimes[o->Col(name)];
+        life.birth_ns = absl::ToUnixNanos(testing::TimeAt(static_cast<double>(rng() % 30)));
+        life.death_ns = life.birth_ns + absl::ToInt64Nanoseconds(absl::Seconds(rng() % 60));
+      }
+    }
     for (const bool raw : {true, false}) {
       SCOPED_TRACE(absl::StrCat("round ", round, " raw ", raw));
       SampleStream s1(o->set.archives(), o->columns), s2(o->set.archives(), o->columns);
