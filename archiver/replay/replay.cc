@@ -83,6 +83,44 @@ bool NeedsEnd(const format::TimeWindowSpec& w) {
          !w.end.empty();
 }
 
+// The stream's samples, read on this thread or ahead on the second core
+// (SampleReadAhead): one face for Run, which reads either the same way.
+class SampleSource {
+ public:
+  SampleSource(SampleStream& stream, std::unique_ptr<SampleReadAhead> ahead)
+      : stream_(stream), ahead_(std::move(ahead)) {}
+
+  const Sample* Next() { return ahead_ ? ahead_->Next() : stream_.Next(); }
+  // As the stream's, when it gave the sample taken last.
+  const std::vector<std::string>& warnings() const {
+    return ahead_ ? ahead_->warnings() : stream_.warnings();
+  }
+  uint64_t restarts() const { return ahead_ ? ahead_->restarts() : stream_.restarts(); }
+  // Sets `look` to read on after the sample taken last.
+  void ResumeLookAhead(SampleStream* look) const {
+    if (ahead_) {
+      look->ResumeAt(ahead_->resume_point());
+    } else {
+      look->ResumeFrom(stream_);
+    }
+  }
+  // No more is read: the stream's problems (each logged), damage and
+  // archives read up to the sample taken last.
+  void End(const LogFunction& log, std::vector<std::string>* damaged,
+           std::vector<std::string>* archives) {
+    if (ahead_) ahead_->Stop();
+    for (const std::string& p : ahead_ ? ahead_->problems() : stream_.problems()) {
+      log(LogLevel::kWarning, p);
+    }
+    *damaged = ahead_ ? ahead_->damaged() : stream_.damaged();
+    *archives = ahead_ ? ahead_->read_archives() : stream_.read_archives();
+  }
+
+ private:
+  SampleStream& stream_;
+  std::unique_ptr<SampleReadAhead> ahead_;
+};
+
 }  // namespace
 
 absl::StatusOr<Replay> Replay::Open(const std::vector<std::string>& names, const Selection& selection,
@@ -192,10 +230,7 @@ absl::Status Replay::Run(const ReplayPlan& plan, const std::vector<Output*>& out
     read_ahead = std::make_unique<SampleReadAhead>(stream, columns_.size(),
                                                    SampleReadAhead::kMostBytes, grid);
   }
-  auto next_sample = [&] { return read_ahead ? read_ahead->Next() : stream.Next(); };
-  auto stream_warnings = [&]() -> const std::vector<std::string>& {
-    return read_ahead ? read_ahead->warnings() : stream.warnings();
-  };
+  SampleSource samples(stream, std::move(read_ahead));
   if (derived_ != nullptr) derived_->RateWrapsBackwards(plan.rate_wraps_backwards);
   std::unique_ptr<Interpolator> interp;
   std::unique_ptr<RecordRows> records;
@@ -241,10 +276,10 @@ absl::Status Replay::Run(const ReplayPlan& plan, const std::vector<Output*>& out
   size_t warned = 0;
   for (;;) {
     if (active_count == 0 || (grid && interp->done())) break;
-    const Sample* s = next_sample();
-    const std::vector<std::string>& warnings = stream_warnings();
+    const Sample* s = samples.Next();
+    const std::vector<std::string>& warnings = samples.warnings();
     for (; warned < warnings.size(); ++warned) log(LogLevel::kWarning, warnings[warned]);
-    const uint64_t now_restarts = read_ahead ? read_ahead->restarts() : stream.restarts();
+    const uint64_t now_restarts = samples.restarts();
     if (now_restarts != restarts) {
       restarts = now_restarts;
       start_over();
@@ -270,11 +305,7 @@ absl::Status Replay::Run(const ReplayPlan& plan, const std::vector<Output*>& out
       if (!plan.follow && interp->WantsLookAhead()) {
         // A sparse column holds rows back: find its next sample ahead.
         SampleStream ahead(archives_.archives(), columns_);
-        if (read_ahead) {
-          ahead.ResumeAt(read_ahead->resume_point());
-        } else {
-          ahead.ResumeFrom(stream);
-        }
+        samples.ResumeLookAhead(&ahead);
         bool resolved = false;
         while (const Sample* a = ahead.Next()) {
           if ((resolved = interp->AddAhead(*a))) break;
@@ -293,16 +324,7 @@ absl::Status Replay::Run(const ReplayPlan& plan, const std::vector<Output*>& out
     drain();
   }
   ReplayEnd end;
-  if (read_ahead) {
-    read_ahead->Stop();
-    for (const std::string& p : read_ahead->problems()) log(LogLevel::kWarning, p);
-    report->damaged = read_ahead->damaged();
-    end.archives = read_ahead->read_archives();
-  } else {
-    for (const std::string& p : stream.problems()) log(LogLevel::kWarning, p);
-    report->damaged = stream.damaged();
-    end.archives = stream.read_archives();
-  }
+  samples.End(log, &report->damaged, &end.archives);
   end.host = stream.host().empty() ? header.host : stream.host();
   absl::Status status;
   for (Output* o : outputs) {
