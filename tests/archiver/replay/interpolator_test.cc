@@ -31,6 +31,7 @@ using ::mmvlog::testing::OpenArchives;
 using ::mmvlog::testing::RecordRowsOf;
 using ::mmvlog::testing::Shown;
 using ::mmvlog::testing::TestArchive;
+using ::mmvlog::testing::TestMetric;
 using ::mmvlog::testing::TimeAt;
 using ::mmvlog::testing::Times;
 using ::mmvlog::testing::Values;
@@ -39,9 +40,9 @@ using ::testing::ElementsAreArray;
 
 using V = std::vector<std::string>;
 
-// arch/basic: records at 0, 10, 20, 30, every type and semantics.
-TestArchive Basic() {
-  TestArchive a({
+// Every type and semantics.
+std::vector<TestMetric> EveryType() {
+  return {
       {"cnt", format::kTypeU32, format::kSemCounter},
       {"c32s", format::kType32, format::kSemCounter},
       {"c64", format::kTypeU64, format::kSemCounter},
@@ -55,7 +56,12 @@ TestArchive Basic() {
       {"str", format::kTypeString, format::kSemInstant, "none"},
       {"strd", format::kTypeString, format::kSemDiscrete, "none"},
       {"cms", format::kTypeU64, format::kSemCounter, "ms"},
-  });
+  };
+}
+
+// arch/basic: records at 0, 10, 20, 30, every type and semantics.
+TestArchive Basic() {
+  TestArchive a(EveryType());
   const int cnt[] = {0, 100, 300, 600};
   const int cms[] = {0, 5000, 15000, 15000};
   const char* str[] = {"a", "b", "c", "d"};
@@ -499,20 +505,9 @@ TEST(Interpolator, FramesGiveWhatColumnsKeptApartGive) {
   std::mt19937_64 rng(20261206);
   int rows_compared = 0, frames_cases = 0;
   for (int round = 0; round < 24; ++round) {
-    TestArchive a({
-        {"cnt", format::kTypeU32, format::kSemCounter},
-        {"c32s", format::kType32, format::kSemCounter},
-        {"c64", format::kTypeU64, format::kSemCounter},
-        {"c64s", format::kType64, format::kSemCounter},
-        {"cflt", format::kTypeFloat, format::kSemCounter},
-        {"cdbl", format::kTypeDouble, format::kSemCounter},
-        {"inst", format::kType32, format::kSemInstant},
-        {"dins", format::kTypeDouble, format::kSemInstant},
-        {"disc", format::kType32, format::kSemDiscrete},
-        {"str", format::kTypeString, format::kSemInstant, "none"},
-        {"strd", format::kTypeString, format::kSemDiscrete, "none"},
-        {"cstr", format::kTypeString, format::kSemCounter, "none"},
-    });
+    std::vector<TestMetric> metrics = EveryType();
+    metrics.push_back({"cstr", format::kTypeString, format::kSemCounter, "none"});
+    TestArchive a(metrics);
     const bool part_way = round % 2 == 1;
     double t = 0;
     int64_t c = 1000;
@@ -530,7 +525,8 @@ TEST(Interpolator, FramesGiveWhatColumnsKeptApartGive) {
       }
       a.Record(t, {{"cnt", c}, {"c32s", c}, {"c64", c}, {"c64s", c}, {"cflt", 0.5 * c},
                    {"cdbl", 0.25 * c}, {"inst", k}, {"dins", 1.5 * k}, {"disc", k % 3},
-                   {"str", text}, {"strd", text}, {"cstr", text}});
+                   {"ddisc", 0.5 * (k % 4)}, {"str", text}, {"strd", text}, {"cms", 2 * c},
+                   {"cstr", text}});
     }
     auto o = OpenArchives({a.Write(absl::StrCat("frames_", round))});
     ASSERT_NE(o, nullptr);
