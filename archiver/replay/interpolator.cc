@@ -124,26 +124,22 @@ Interpolator::Interpolator(const ColumnSet& columns, format::Timestamp base, con
       prev_bits_(columns.size()),
       ahead_until_(columns.size(), INT64_MIN),
       no_more_until_(columns.size(), INT64_MIN) {
-  rules_.resize(columns.size());
   for (size_t c = 0; c < columns.size(); ++c) {
     const format::Desc& d = columns.desc(c);
-    ColumnRule& r = rules_[c];
-    r.metric = static_cast<uint32_t>(columns.columns()[c].metric);
-    r.type = d.type;
-    if (d.sem == format::kSemDiscrete) {
-      r.rule = kRuleDiscrete;
-    } else if (d.sem != format::kSemCounter) {
-      r.rule = kRuleInstant;
-    } else {
-      r.rule = IsNumericType(d.type) ? kRuleCounter : kRuleNoValue;
-    }
+    const uint32_t metric = static_cast<uint32_t>(columns.columns()[c].metric);
     if (shown_.number[c]) numbers_.push_back(static_cast<uint32_t>(c));
-    if (runs_.empty() || runs_.back().metric != r.metric) {
+    if (runs_.empty() || runs_.back().metric != metric) {
+      Rule rule = kRuleInstant;
+      if (d.sem == format::kSemDiscrete) {
+        rule = kRuleDiscrete;
+      } else if (d.sem == format::kSemCounter) {
+        rule = IsNumericType(d.type) ? kRuleCounter : kRuleNoValue;
+      }
       runs_.push_back({.begin = static_cast<uint32_t>(c),
                        .end = static_cast<uint32_t>(c),
-                       .metric = r.metric,
-                       .type = r.type,
-                       .rule = r.rule,
+                       .metric = metric,
+                       .type = d.type,
+                       .rule = rule,
                        .strings = KindOfType(d.type) == kString});
     }
     runs_.back().end = static_cast<uint32_t>(c + 1);
@@ -204,7 +200,7 @@ void Interpolator::Add(const Sample& s) {
   }
   if (s.values.empty()) return;
   if (dense_) {
-    if (AddDense(s, ns)) return;
+    if (AddDense(s, ns, rel)) return;
     Materialize();
   }
   wait_floor_ = std::min(wait_floor_, ns);
@@ -215,7 +211,7 @@ void Interpolator::Add(const Sample& s) {
   }
 }
 
-bool Interpolator::AddDense(const Sample& s, int64_t ns) {
+bool Interpolator::AddDense(const Sample& s, int64_t ns, double t) {
   const size_t width = hist_.size();
   if (s.values.size() != width) return false;
   Frame f;
@@ -239,7 +235,7 @@ bool Interpolator::AddDense(const Sample& s, int64_t ns) {
   }
   if (strings) f.strings = s.strings;
   f.ns = ns;
-  f.t = Rel(ns);
+  f.t = t;
   // A frame at or before the next grid time supersedes the one before it
   // (P is the latest there): only the next grid time's P is kept of them.
   if (!frames_.empty() && ns <= NextGridNs()) {
@@ -396,62 +392,63 @@ void Interpolator::Fill(int64_t g) {
   uint64_t* const bits = row_.bits.data();
   const bool prior_values = grid_.prior_values;
   const InstanceLife* const lives = grid_.lifetimes.empty() ? nullptr : grid_.lifetimes.data();
-  for (size_t c = 0; c < hist_.size(); ++c) {
-    History& h = hist_[c];
-    size_t size = h.count;
-    if (size == 0) continue;
-    if (size > 1 && h[1].ns <= g) {  // P moves on: drop the samples before it
-      size_t drop = 1;
-      while (drop + 1 < size && h[drop + 1].ns <= g) ++drop;
-      Drop(h, drop);
-      size -= drop;
+  for (const Run& r : runs_) {
+    for (size_t c = r.begin; c < r.end; ++c) {
+      History& h = hist_[c];
+      size_t size = h.count;
+      if (size == 0) continue;
+      if (size > 1 && h[1].ns <= g) {  // P moves on: drop the samples before it
+        size_t drop = 1;
+        while (drop + 1 < size && h[drop + 1].ns <= g) ++drop;
+        Drop(h, drop);
+        size -= drop;
+      }
+      const Event* p = &h[0];
+      // No P; or a <mark> bounds like a sample, and on a tie the mark wins (no value).
+      if (p->ns > g || (have_pmark && pmark >= p->ns)) continue;
+      const Event* n = p->ns == g ? p : size > 1 ? &h[1] : nullptr;
+      const bool n_value = n != nullptr && n->ns < nmark;
+      const Event* use = p;
+      switch (r.rule) {
+        case kRuleDiscrete:
+          if (lives != nullptr && (g < lives[c].birth_ns || g > lives[c].death_ns)) {
+            continue;  // an instance not alive at g (interp.c time_caliper)
+          }
+          // Strings, aggregates and events are always P's (interp.c copies v_prior).
+          if (p->kind != kString && p->ns != g && n_value && t > (p->t + n->t) / 2 &&
+              !prior_values) {
+            use = n;
+          }
+          break;
+        case kRuleNoValue:
+          continue;  // a counter of a type that is no number
+        case kRuleCounter:
+          if (!n_value || (mark_since && metric_had_[r.metric])) continue;
+          if (p->kind != kString && p->ns != g && n->ns != g) {
+            kinds[c] = p->kind;
+            bits[c] = CounterBetween(r.type, p->bits, n->bits, t, p->t, n->t);
+            metric_has_[r.metric] = 1;
+            continue;
+          }
+          if (p->kind != kString && p->ns != g) use = n;
+          break;
+        case kRuleInstant:
+          if (!n_value) continue;
+          if (p->kind != kString && p->ns != g &&
+              (n->ns == g || (t > (p->t + n->t) / 2 && !prior_values))) {
+            use = n;
+          }
+          break;
+      }
+      kinds[c] = use->kind;
+      if (use->kind == kString) {
+        bits[c] = row_.strings.size();
+        row_.strings.push_back(texts_[use->text]);
+      } else {
+        bits[c] = use->bits;
+      }
+      metric_has_[r.metric] = 1;
     }
-    const Event* p = &h[0];
-    // No P; or a <mark> bounds like a sample, and on a tie the mark wins (no value).
-    if (p->ns > g || (have_pmark && pmark >= p->ns)) continue;
-    const Event* n = p->ns == g ? p : size > 1 ? &h[1] : nullptr;
-    const bool n_value = n != nullptr && n->ns < nmark;
-    const ColumnRule& r = rules_[c];
-    const Event* use = p;
-    switch (r.rule) {
-      case kRuleDiscrete:
-        if (lives != nullptr && (g < lives[c].birth_ns || g > lives[c].death_ns)) {
-          continue;  // an instance not alive at g (interp.c time_caliper)
-        }
-        // Strings, aggregates and events are always P's (interp.c copies v_prior).
-        if (p->kind != kString && p->ns != g && n_value && t > (p->t + n->t) / 2 &&
-            !prior_values) {
-          use = n;
-        }
-        break;
-      case kRuleNoValue:
-        continue;  // a counter of a type that is no number
-      case kRuleCounter:
-        if (!n_value || (mark_since && metric_had_[r.metric])) continue;
-        if (p->kind != kString && p->ns != g && n->ns != g) {
-          kinds[c] = p->kind;
-          bits[c] = CounterBetween(r.type, p->bits, n->bits, t, p->t, n->t);
-          metric_has_[r.metric] = 1;
-          continue;
-        }
-        if (p->kind != kString && p->ns != g) use = n;
-        break;
-      case kRuleInstant:
-        if (!n_value) continue;
-        if (p->kind != kString && p->ns != g &&
-            (n->ns == g || (t > (p->t + n->t) / 2 && !prior_values))) {
-          use = n;
-        }
-        break;
-    }
-    kinds[c] = use->kind;
-    if (use->kind == kString) {
-      bits[c] = row_.strings.size();
-      row_.strings.push_back(texts_[use->text]);
-    } else {
-      bits[c] = use->bits;
-    }
-    metric_has_[r.metric] = 1;
   }
   metric_had_.swap(metric_has_);
 }

@@ -129,14 +129,8 @@ class Interpolator {
     }
     void Grow();
   };
-  // What Fill needs of a column, side by side (the columns' own records are
-  // far apart and reach their descriptor through their metric).
+  // How a column's value at a grid time is found (interp.c's rules).
   enum Rule : uint8_t { kRuleDiscrete, kRuleInstant, kRuleCounter, kRuleNoValue };
-  struct ColumnRule {
-    uint32_t metric = 0;
-    int32_t type = 0;
-    Rule rule = kRuleInstant;
-  };
   void Keep(size_t column, int64_t ns, double t, ValueKind kind, uint64_t bits,
             const std::string* text);
   // Dense samples (a value for every column, in the columns' order: the
@@ -152,8 +146,10 @@ class Interpolator {
     std::vector<uint64_t> bits;  // kString: index in `strings`
     std::vector<std::string> strings;
   };
-  // Columns side by side of one metric (so of one rule and type): a row
-  // from frames is filled a run at a time.
+  // Columns side by side of one metric (so of one rule and type), with
+  // what Fill needs of them (a column's own record is far from the next
+  // and reaches its descriptor through its metric): a row is filled a
+  // run at a time.
   struct Run {
     uint32_t begin = 0, end = 0;
     uint32_t metric = 0;
@@ -161,7 +157,7 @@ class Interpolator {
     Rule rule = kRuleInstant;
     bool strings = false;  // of a type that is no number: always P's
   };
-  bool AddDense(const Sample& s, int64_t ns);
+  bool AddDense(const Sample& s, int64_t ns, double t);
   void Materialize();
   void FillDense(int64_t g, double t, bool have_pmark, int64_t pmark, int64_t nmark,
                  bool mark_since);
@@ -190,7 +186,6 @@ class Interpolator {
   bool dense_ = true;  // every sample so far was dense: kept in frames_
   std::deque<Frame> frames_;
   std::vector<Frame> spare_frames_;
-  std::vector<ColumnRule> rules_;
   std::vector<Run> runs_;
   std::vector<std::string> texts_;   // strings of kept samples, by slot
   std::vector<uint32_t> free_texts_;
