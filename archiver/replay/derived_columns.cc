@@ -141,6 +141,10 @@ absl::StatusOr<std::unique_ptr<DerivedColumns>> DerivedColumns::Prepare(
   if (!out->all_raw_) {
     out->operand_selection_.metrics = out->raw_names_;
     for (const std::string& o : operands) out->operand_selection_.metrics.push_back(o);
+    // Constants only: libpcp fetches no metric, and an archive's fetch
+    // then steps through every record, the logger's prologue too (its
+    // only record in some archives).
+    if (out->operand_selection_.metrics.empty()) out->operand_selection_.logger_records = true;
   }
   return out;
 }

@@ -245,6 +245,26 @@ class PmrepExprCorpusTest(unittest.TestCase):
                 elif extra:
                     self.assertFalse(any(values), e)
 
+    def test_constants_only_step_through_every_record(self):
+        # An expression of constants fetches no metric: libpcp's fetch of an
+        # archive then returns its next record, whatever it holds, the
+        # logger's prologue too. 541380_v2 has only that record; on an
+        # archive of more, pmrep 6.0.3 (and libpcp 7.2's pmFetch) crash after
+        # the first row, which is the prologue's.
+        e = ["-e", "x.c=3 + 4", "-e", "x.k=mkconst(2, type=u32)", "x.c", "x.k"]
+        for extra in (["-u"], []):
+            out = self.same(os.path.join(PCPQA, "541380_v2"), extra + e)
+            self.assertEqual(len(out.splitlines()), 2, out)
+        base = os.path.join(PCPQA, "20190628.06.31")
+        args = ["-u", "-f", "%H:%M:%S.%f"] + e
+        p, q = self.both(base, args)
+        self.assertEqual(q.returncode, 0, q.stderr)
+        self.assertEqual(q.stdout.splitlines()[:2], p.stdout.splitlines()[:2])
+        dump = subprocess.run(["/usr/bin/pmdumplog", "-z", base], capture_output=True,
+                              text=True, env=self.env, timeout=300).stdout
+        records = [line for line in dump.splitlines() if re.match(r"\d\d:\d\d:\d\d\.\d+ ", line)]
+        self.assertEqual(len(q.stdout.splitlines()) - 1, len(records))
+
     def test_matchinst_sees_the_name_to_its_first_space(self):
         # libpcp matches matchinst()'s pattern against an instance's name up
         # to its first space: of 20201109-b's processes ("000031 (watchdog/5)")
