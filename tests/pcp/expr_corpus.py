@@ -42,7 +42,8 @@ def main():
     empty = tempfile.NamedTemporaryFile(suffix=".conf")
     bad = 0
     for n, base in enumerate(a.archives):
-        exprs = [e for e in generate(random.Random(a.seed + n), metrics(base), a.count)
+        ms = metrics(base)
+        exprs = [e for e in generate(random.Random(a.seed + n), ms, a.count)
                  if not UNKNOWABLE.search(e)]
         equal = refused = differ = 0
         for e in exprs:
@@ -56,11 +57,20 @@ def main():
                     break
                 q = subprocess.run([a.mmvlog, "replay"] + args, capture_output=True, text=True,
                                    env=env, timeout=300)
-                if q.returncode == 0 and q.stdout == p.stdout:
+                pout, qout = p.stdout, q.stdout
+                if extra == ["-u"] and not any(re.search(r"(?<![\w.])%s(?![\w.])" % re.escape(m), e)
+                                               for m in ms):
+                    # Constants only: libpcp's fetch of no metric steps
+                    # through the records, but after the first row pmrep
+                    # 6.0.3 crashes or prints garbage (a 1970 time): only
+                    # the header and first row are PCP's.
+                    pout = "\n".join(pout.splitlines()[:2])
+                    qout = "\n".join(qout.splitlines()[:2])
+                if q.returncode == 0 and qout == pout:
                     equal += 1
                     continue
                 differ += 1
-                pl, ql = p.stdout.splitlines(), q.stdout.splitlines()
+                pl, ql = pout.splitlines(), qout.splitlines()
                 first = next((i for i in range(max(len(pl), len(ql)))
                               if i >= len(pl) or i >= len(ql) or pl[i] != ql[i]), 0)
                 print("%s %s %s: differs at line %d\n  pmrep  %s\n  mmvlog %s" % (
